@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "chime",
+    products: [
+        .executable(name: "chimed", targets: ["chimed"]),
+        .executable(name: "chimectl", targets: ["chimectl"]),
+        .library(name: "ChimeCore", targets: ["ChimeCore"]),
+    ],
+    targets: [
+        // Pure logic: model, unit-file syntax, calendar engine, time zones, timestamps. Foundation only.
+        .target(name: "ChimeCore"),
+        // libsystemd (sd-daemon, sd-journal, sd-bus) from Debian's libsystemd-dev.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // Swift wrappers around libsystemd; the only place that calls it.
+        .target(name: "ChimeSystemd", dependencies: ["CSystemd"]),
+        // Configuration discovery, loading and the daemon's machinery.
+        .target(name: "ChimeDaemon", dependencies: ["ChimeCore", "ChimeSystemd"]),
+        .executableTarget(name: "chimed", dependencies: ["ChimeDaemon"]),
+        .executableTarget(name: "chimectl", dependencies: ["ChimeDaemon"]),
+        // Test doubles and fixtures, imported only by tests.
+        .target(name: "ChimeTestSupport", dependencies: ["ChimeCore", "ChimeDaemon"]),
+        .testTarget(
+            name: "ChimeCoreTests",
+            dependencies: ["ChimeCore", "ChimeTestSupport"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["ChimeCore", "ChimeTestSupport"]
+        ),
+    ]
+)

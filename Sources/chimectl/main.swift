@@ -1,0 +1,1 @@
+print("chimectl: not yet wired")

@@ -1,0 +1,1 @@
+print("chimed: not yet wired")
