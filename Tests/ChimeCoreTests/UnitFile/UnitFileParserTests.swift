@@ -5,7 +5,7 @@ import Testing
 
 /// One line per section header and per entry: `[Name] line:column` and `Key=value line:column line:column`
 /// (the key's, then the value's location).
-func outline(_ file: UnitFile) -> [String] {
+private func outline(_ file: UnitFile) -> [String] {
     file.sections.flatMap { section in
         ["[\(section.name)] \(position(section.location))"]
             + section.entries.map { "\($0.key)=\($0.value) \(position($0.location)) \(position($0.valueLocation))" }
