@@ -47,6 +47,14 @@ public enum CivilTime {
         }
     }
 
+    /// `floorDivide` on 64-bit values (microseconds since the epoch).
+    @inline(__always)
+    static func floorDivide64(_ a: Int64, _ b: Int64) -> (quotient: Int64, remainder: Int64) {
+        let q = a / b
+        let r = a % b
+        return r < 0 ? (q - 1, r + b) : (q, r)
+    }
+
     /// Floor division and its non-negative remainder, which `/` and `%` do not give for negative numbers.
     @inline(__always)
     static func floorDivide(_ a: Int, _ b: Int) -> (quotient: Int, remainder: Int) {

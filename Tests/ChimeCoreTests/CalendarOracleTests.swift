@@ -1,0 +1,169 @@
+import ChimeTestSupport
+import Foundation
+import Testing
+
+@testable import ChimeCore
+
+/// chime's calendar engine against the answers of the real `systemd-analyze calendar` (systemd 252), recorded in
+/// `Fixtures/calendar-oracle.json` by `Fixtures/make-calendar-oracle`, and against the live tool when installed.
+@Suite struct CalendarOracleTests {
+    struct Case: Decodable, Sendable, CustomTestStringConvertible {
+        let spec: String
+        let tz: String
+        let base: String
+        let iterations: Int
+        let normalized: String?
+        let elapses: [String]?
+        let error: String?
+        let never: Bool?
+        let systemdError: String?
+        let expectedElapses: [String]?
+
+        enum CodingKeys: String, CodingKey {
+            case spec, tz, base, iterations, normalized, elapses, error, never
+            case systemdError = "systemd_error"
+            case expectedElapses = "expected_elapses"
+        }
+
+        var testDescription: String { "\(spec) [\(tz) from \(base)]" }
+    }
+
+    struct Fixture: Decodable {
+        let cases: [Case]
+    }
+
+    static let cases: [Case] = {
+        guard let url = Bundle.module.url(forResource: "calendar-oracle", withExtension: "json", subdirectory: "Fixtures"),
+            let data = try? Data(contentsOf: url),
+            let fixture = try? JSONDecoder().decode(Fixture.self, from: data)
+        else { return [] }
+        return fixture.cases
+    }()
+
+    /// Microseconds since the epoch of `2026-03-29T00:00:00Z` or `2026-03-29T00:00:00.250000Z`.
+    static func microseconds(iso text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int? { Int(String(decoding: bytes[range], as: UTF8.self)) }
+        guard bytes.count >= 20, let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
+        else { return nil }
+        var fraction = 0
+        if bytes[19] == UInt8(ascii: "."), let digits = number(20..<(bytes.count - 1)) {
+            fraction = digits * Int(pow(10, Double(27 - bytes.count)))
+        }
+        let days = Int64(CivilTime.days(year: year, month: month, day: day))
+        let seconds = days * 86_400 + Int64(hour * 3_600 + minute * 60 + second)
+        return seconds * 1_000_000 + Int64(fraction)
+    }
+
+    /// The elapses chime computes for a case, as microseconds, stopping at "never".
+    static func chimeElapses(_ spec: CalendarSpec, zone: ZoneRules, base: Int64, count: Int) -> [Int64] {
+        var result: [Int64] = []
+        var after = base
+        while result.count < count, let next = spec.nextElapse(afterMicroseconds: after, localZone: zone) {
+            result.append(next)
+            after = next
+        }
+        return result
+    }
+
+    @Test func fixtureIsLargeAndVaried() {
+        let cases = Self.cases
+        #expect(cases.count >= 300)
+        #expect(Set(cases.map(\.tz)).isSuperset(of: ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe"]))
+        #expect(cases.contains { $0.systemdError != nil })
+        #expect(cases.contains { $0.error != nil })
+    }
+
+    @Test(arguments: cases)
+    func agreesWithSystemd(_ oracle: Case) throws {
+        let zone = try ZoneDatabase.system.rules(named: oracle.tz)
+        if oracle.error != nil {
+            #expect(throws: CalendarSpecError.self, "systemd: \(oracle.error ?? "")") {
+                try CalendarSpec(oracle.spec, localZone: zone)
+            }
+            return
+        }
+        let spec = try CalendarSpec(oracle.spec, localZone: zone)
+        #expect(spec.description == oracle.normalized)
+        let base = try #require(Self.microseconds(iso: oracle.base))
+        let mine = Self.chimeElapses(spec, zone: zone, base: base, count: oracle.iterations)
+
+        if let expected = oracle.expectedElapses {
+            // systemd fails on this valid spec; chime must give the right answer, to the microsecond.
+            #expect(mine == expected.compactMap(Self.microseconds(iso:)), "systemd: \(oracle.systemdError ?? "")")
+            return
+        }
+        // systemd prints whole seconds.
+        let systemd = (oracle.elapses ?? []).compactMap(Self.microseconds(iso:))
+        let mineInSeconds = mine.map { $0 / 1_000_000 * 1_000_000 }
+        if let wrong = Self.firstElapseNotAfterItsBase(systemd, base: base) {
+            // systemd answered with a time that is not after its base (a spec naming CET/CEST or EST/EDT read on
+            // the wrong side of a DST change). chime answers correctly from there on; before that it agrees.
+            #expect(Array(mineInSeconds.prefix(wrong)) == Array(systemd.prefix(wrong)))
+            #expect(zip(mine, [base] + mine).allSatisfy { $0 > $1 })
+            return
+        }
+        #expect(mineInSeconds == systemd)
+        #expect((oracle.never ?? false) == mine.isEmpty)
+    }
+
+    /// Re-asks the installed `systemd-analyze` (one process per zone and base) for a sample of the cases systemd
+    /// answers, so that the fixture cannot drift from the tool it claims to record.
+    @Test func agreesWithLiveSystemdAnalyze() throws {
+        guard let tool = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first(where: {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }) else {
+            print("skipped: systemd-analyze is not installed; only the recorded fixture was compared")
+            return
+        }
+        let sample = Self.cases.enumerated().filter { index, oracle in
+            index % 7 == 0 && oracle.error == nil && oracle.systemdError == nil && !oracle.spec.isEmpty
+        }.map(\.element)
+        let groups = Dictionary(grouping: sample) { "\($0.tz) \($0.base) \($0.iterations)" }
+        var compared = 0
+        for (_, group) in groups.sorted(by: { $0.key < $1.key }) {
+            let first = group[0]
+            let zone = try ZoneDatabase.system.rules(named: first.tz)
+            let base = try #require(Self.microseconds(iso: first.base))
+            func ask(_ specs: [String]) throws -> [SystemdAnalyzeOutput.CalendarBlock] {
+                let output = try ProcessRunner.run(
+                    tool,
+                    ["calendar", "--iterations=\(first.iterations)", "--base-time=@\(Self.epochText(base))"] + specs,
+                    environment: ["TZ": first.tz, "SYSTEMD_COLORS": "0", "LC_ALL": "C"])
+                return SystemdAnalyzeOutput.calendarBlocks(output.standardOutput)
+            }
+            let blocks = try ask(group.map(\.spec))
+            try #require(blocks.count == group.count)
+            for (oracle, block) in zip(group, blocks) {
+                let spec = try CalendarSpec(oracle.spec, localZone: zone)
+                #expect(spec.description == block.normalized, "\(oracle.spec)")
+                let mine = Self.chimeElapses(spec, zone: zone, base: base, count: oracle.iterations)
+                let live = block.elapsesInUTC
+                if Self.firstElapseNotAfterItsBase(live, base: base) == nil {
+                    #expect(mine.map { $0 / 1_000_000 * 1_000_000 } == live, "\(oracle.spec) in \(oracle.tz)")
+                }
+                compared += 1
+            }
+        }
+        #expect(compared >= 300)
+    }
+
+    static func epochText(_ microseconds: Int64) -> String {
+        let fraction = microseconds % 1_000_000
+        guard fraction != 0 else { return String(microseconds / 1_000_000) }
+        let digits = String(fraction)
+        return "\(microseconds / 1_000_000).\(String(repeating: "0", count: 6 - digits.count))\(digits)"
+    }
+
+    /// Index of the first elapse that is not after the one before it (or the base), if any.
+    static func firstElapseNotAfterItsBase(_ elapses: [Int64], base: Int64) -> Int? {
+        var previous = base
+        for (index, elapse) in elapses.enumerated() {
+            // systemd's printed seconds truncate, so equal seconds after a fractional base still count as later.
+            if elapse / 1_000_000 < previous / 1_000_000 { return index }
+            previous = elapse
+        }
+        return nil
+    }
+}

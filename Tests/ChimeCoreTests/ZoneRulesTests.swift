@@ -1,0 +1,126 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import ChimeCore
+
+/// `ZoneRules` against glibc's own `localtime_r`/`mktime` on the same tzdata: the reference systemd uses.
+@Suite(.serialized) struct ZoneRulesTests {
+    static let zones = [
+        "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Tokyo", "Asia/Kolkata", "UTC",
+        "America/Sao_Paulo", "Pacific/Chatham", "Europe/Dublin", "Africa/Casablanca", "America/St_Johns",
+    ]
+
+    /// Runs `body` with the process's `TZ` set to `zone` (glibc's functions read it).
+    private func withProcessZone<T>(_ zone: String, _ body: () -> T) -> T {
+        let saved = getenv("TZ").map { String(cString: $0) }
+        setenv("TZ", zone, 1)
+        tzset()
+        defer {
+            if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
+            tzset()
+        }
+        return body()
+    }
+
+    @Test(arguments: zones)
+    func localTimeMatchesGlibc(zone: String) throws {
+        let rules = try ZoneDatabase.system.rules(named: zone)
+        withProcessZone(zone) {
+            // Every 7 hours 13 minutes from 1960 to 2120, plus the seconds around each transition of the table.
+            var instants: [Int64] = Array(stride(from: Int64(-315_619_200), to: 4_733_510_400, by: 25_980))
+            for transition in rules.transitions where transition < 4_733_510_400 {
+                instants += [transition - 1, transition, transition + 1]
+            }
+            var mismatches: [String] = []
+            for instant in instants {
+                var t = time_t(instant)
+                var expected = tm()
+                localtime_r(&t, &expected)
+                let got = rules.localTime(at: instant)
+                let same =
+                    got.year == Int(expected.tm_year) + 1900 && got.month == Int(expected.tm_mon) + 1
+                    && got.day == Int(expected.tm_mday) && got.hour == Int(expected.tm_hour)
+                    && got.minute == Int(expected.tm_min) && got.second == Int(expected.tm_sec)
+                    && got.isDST == Int(expected.tm_isdst) && got.utcOffset == expected.tm_gmtoff
+                    && got.weekday == Int(expected.tm_wday)
+                    && got.abbreviation == String(cString: expected.tm_zone)
+                if !same && mismatches.count < 5 { mismatches.append("\(instant): \(got) vs \(expected)") }
+            }
+            #expect(mismatches.isEmpty, "\(zone): \(mismatches)")
+        }
+    }
+
+    @Test(arguments: zones)
+    func makeTimeMatchesGlibc(zone: String) throws {
+        let rules = try ZoneDatabase.system.rules(named: zone)
+        withProcessZone(zone) {
+            var mismatches: [String] = []
+            var hint = 0
+            // Each half hour of the days around each transition, with each isDST request, in a chained order so
+            // glibc's remembered offset and ours evolve alike.
+            // From 1990 on: glibc resolves the odd historical gaps between two standard times (Casablanca 1984,
+            // Lord Howe 1981) by the offset it last used, which no pure function can mirror.
+            for transition in rules.transitions where transition > 631_152_000 && transition < 2_524_608_000 {
+                for step in stride(from: Int64(-3 * 3_600), through: 3 * 3_600, by: 900) {
+                    // An explicit flavour is only compared in years where the zone still observes DST both ways.
+                    let flavours = transition < 2_000_000_000 ? [-1, 0, 1] : [-1]
+                    for isDST in flavours {
+                        let base = rules.localTime(at: transition + step)
+                        var wanted = LocalDateTime(
+                            year: base.year, month: base.month, day: base.day, hour: base.hour, minute: base.minute,
+                            second: base.second, isDST: isDST)
+                        // Shift the wall time by half an hour so that gap and repeated times are asked for.
+                        wanted.minute += 30
+                        var c = tm()
+                        c.tm_year = Int32(wanted.year - 1900)
+                        c.tm_mon = Int32(wanted.month - 1)
+                        c.tm_mday = Int32(wanted.day)
+                        c.tm_hour = Int32(wanted.hour)
+                        c.tm_min = Int32(wanted.minute)
+                        c.tm_sec = Int32(wanted.second)
+                        c.tm_isdst = Int32(isDST)
+                        let expected = Int64(mktime(&c))
+                        let got = rules.makeTime(&wanted, offsetHint: &hint)
+                        // glibc gives up (-1) on some historical flavour requests; those have no reference.
+                        if expected != -1 && got != expected && mismatches.count < 5 {
+                            mismatches.append("\(wanted) isDST \(isDST): \(got) vs \(expected)")
+                        }
+                    }
+                }
+            }
+            #expect(mismatches.isEmpty, "\(zone): \(mismatches)")
+        }
+    }
+
+    @Test func abbreviationsFollowTheRule() throws {
+        let berlin = try ZoneDatabase.system.rules(named: "Europe/Berlin")
+        #expect(berlin.standardAbbreviation == "CET")
+        #expect(berlin.daylightAbbreviation == "CEST")
+        let tokyo = try ZoneDatabase.system.rules(named: "Asia/Tokyo")
+        #expect(tokyo.standardAbbreviation == "JST")
+        #expect(tokyo.daylightAbbreviation == "JST")
+    }
+
+    @Test(arguments: [
+        ("Europe/Berlin", true), ("UTC", true), ("GMT", true), ("Etc/GMT+5", true), ("Mars/Base", false),
+        ("/etc/localtime", false), ("Europe//Berlin", false), ("Europe/Berlin/", false), ("../etc/passwd", false),
+        ("Europe", false), ("", false),
+    ])
+    func zoneNames(name: String, valid: Bool) {
+        #expect(ZoneDatabase.system.isValidName(name) == valid)
+    }
+
+    @Test func posixRuleMatchesTheFileItCameFrom() throws {
+        let file = try ZoneDatabase.system.rules(named: "Europe/Berlin")
+        let rule = try ZoneRules(posixRule: "CET-1CEST,M3.5.0,M10.5.0/3")
+        for instant in stride(from: Int64(1_000_000_000), to: 4_000_000_000, by: 86_399) {
+            #expect(file.localTime(at: instant) == rule.localTime(at: instant))
+        }
+    }
+
+    @Test(arguments: ["", "C", "CET", "CET-1CEST,M3.5.0", "CET-1CEST,M13.5.0,M10.5.0", "<+03", "X-1"])
+    func malformedRulesAreRejected(rule: String) {
+        #expect(throws: ZoneError.self) { try ZoneRules(posixRule: rule) }
+    }
+}
