@@ -1,0 +1,128 @@
+import Foundation
+
+extension Timestamp {
+    /// How much of the second systemd's format shows.
+    public enum Precision: Sendable {
+        /// `07:00:00`, the fraction cut off (systemd's default style).
+        case seconds
+        /// `07:00:00.500000` (systemd's `us` style).
+        case microseconds
+    }
+
+    /// When ISO 8601 output carries a fraction of the second.
+    public enum FractionDigits: Sendable {
+        /// Always six digits: `2026-12-01T06:00:00.000000Z` (journal fields such as `CHIME_FIRE_TIME=`).
+        case microseconds
+        /// Six digits only when the fraction is not zero: `2026-03-30T00:30:00Z`, `2026-06-15T10:20:30.250000Z`.
+        case whenNonZero
+    }
+
+    /// The placeholder systemd prints for instants after `latestFormattable`.
+    public static let unformattable = "--- XXXX-XX-XX XX:XX:XX"
+
+    /// The instant as systemd's `format_timestamp()` writes it in `zone`: `Tue 2026-12-01 07:00:00 CET`, the way
+    /// `systemd-analyze timestamp` prints its "Normalized form:".
+    ///
+    /// The weekday is always English, the zone is the abbreviation in effect at that instant (`-03` for zones
+    /// without letters). Like systemd, returns `nil` for the epoch itself and anything before (systemd's "unset")
+    /// and `unformattable` after `latestFormattable`.
+    public static func format(_ date: Date, zone: ZoneRules, precision: Precision = .seconds) -> String? {
+        format(date, precision: precision, rules: zone, zoneName: nil)
+    }
+
+    /// The instant as systemd writes it in UTC: `Tue 2026-12-01 06:00:00 UTC`, the "(in UTC):" line of
+    /// `systemd-analyze timestamp`. `nil` and `unformattable` as for `format(_:zone:precision:)`.
+    public static func formatUTC(_ date: Date, precision: Precision = .seconds) -> String? {
+        format(date, precision: precision, rules: .utc, zoneName: "UTC")
+    }
+
+    /// Writes `date` in `rules`, followed by `zoneName` or else the abbreviation in effect.
+    private static func format(_ date: Date, precision: Precision, rules: ZoneRules, zoneName: String?) -> String? {
+        let microseconds = date.epochMicroseconds
+        guard microseconds > 0 else { return nil }
+        guard microseconds <= latestFormattableMicroseconds else { return unformattable }
+        let (seconds, fraction) = microseconds.quotientAndRemainder(dividingBy: 1_000_000)
+        let time = rules.localTime(at: seconds)
+        var text = "\(weekdayNames[time.weekday]) \(pad(time.year, 4))-\(pad(time.month))-\(pad(time.day))"
+        text += " \(pad(time.hour)):\(pad(time.minute)):\(pad(time.second))"
+        if precision == .microseconds { text += ".\(pad(Int(fraction), 6))" }
+        return text + " " + (zoneName ?? time.abbreviation)
+    }
+
+    /// The instant in ISO 8601 in UTC: `2026-12-01T06:00:00Z`, with six fractional digits as `fraction` says.
+    public static func iso8601(_ date: Date, fraction: FractionDigits = .whenNonZero) -> String {
+        let (seconds, micro) = CivilTime.floorDivide(Int(date.epochMicroseconds), 1_000_000)
+        let (days, secondOfDay) = CivilTime.floorDivide(seconds, 86_400)
+        let (year, month, day) = CivilTime.date(days: days)
+        let sign = year < 0 ? "-" : ""
+        var text = "\(sign)\(pad(abs(year), 4))-\(pad(month))-\(pad(day))"
+        text += "T\(pad(secondOfDay / 3_600)):\(pad(secondOfDay / 60 % 60)):\(pad(secondOfDay % 60))"
+        if fraction == .microseconds || micro != 0 { text += ".\(pad(micro, 6))" }
+        return text + "Z"
+    }
+
+    private static let weekdayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+
+    private static func pad(_ value: Int, _ width: Int = 2) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}
+
+extension Timestamp {
+    /// How far `instant` is from `now`, in the words of systemd's `format_timestamp_relative()`: the "From now:"
+    /// line of `systemd-analyze timestamp` and `calendar`.
+    ///
+    /// Examples: `now`, `500us left`, `49s left`, `5min 3s ago`, `1h 30min left`, `23h left`, `1 day 23h left`,
+    /// `3 days ago`, `1 week 2 days left`, `1 month 1 day left`, `2 years 5 months left`. The larger unit is
+    /// written with the next smaller one only down to certain sizes (`5min` but `4min 59s`, `6h` but
+    /// `5h 59min`), and every value is truncated, never rounded. Months are 30.44 days and years 365.25 days.
+    /// systemd prints nothing for an instant at or before the epoch; this still describes it.
+    public static func relativeDescription(of instant: Date, now: Date) -> String {
+        let target = instant.epochMicroseconds
+        let reference = now.epochMicroseconds
+        // The wrapping difference read as unsigned is exact: both lie within Int64.
+        let (distance, suffix) =
+            reference > target
+            ? (UInt64(bitPattern: reference &- target), "ago") : (UInt64(bitPattern: target &- reference), "left")
+        guard let amount = relativeAmount(distance) else { return "now" }
+        return "\(amount) \(suffix)"
+    }
+
+    /// The words for a distance in microseconds, without "left" or "ago"; `nil` for zero.
+    private static func relativeAmount(_ distance: UInt64) -> String? {
+        func count(_ value: UInt64, _ singular: String) -> String {
+            "\(value) \(singular)\(value == 1 ? "" : "s")"
+        }
+        let (second, minute, hour, day) = (Timespan.second, Timespan.minute, Timespan.hour, Timespan.day)
+        let (week, month, year) = (Timespan.week, Timespan.month, Timespan.year)
+        switch distance {
+        case year...:
+            return count(distance / year, "year") + " " + count(distance % year / month, "month")
+        case month...:
+            return count(distance / month, "month") + " " + count(distance % month / day, "day")
+        case week...:
+            return count(distance / week, "week") + " " + count(distance % week / day, "day")
+        case (2 * day)...:
+            return count(distance / day, "day")
+        case (25 * hour)...:
+            return "1 day \((distance - day) / hour)h"
+        case (6 * hour)...:
+            return "\(distance / hour)h"
+        case hour...:
+            return "\(distance / hour)h \(distance % hour / minute)min"
+        case (5 * minute)...:
+            return "\(distance / minute)min"
+        case minute...:
+            return "\(distance / minute)min \(distance % minute / second)s"
+        case second...:
+            return "\(distance / second)s"
+        case Timespan.millisecond...:
+            return "\(distance / Timespan.millisecond)ms"
+        case 1...:
+            return "\(distance)us"
+        default:
+            return nil
+        }
+    }
+}
