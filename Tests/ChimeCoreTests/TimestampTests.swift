@@ -353,6 +353,19 @@ import Testing
         }
     }
 
+    /// An abbreviation asking for DST at a date with no DST nearby: glibc's `mktime()` looks for DST within
+    /// 229,222,800 s (about 7.3 years) on either side and otherwise assumes a one-hour difference. Antarctica/Troll
+    /// first observed DST on 2005-03-27, within reach of 1998-01-10 but not of 1997-10-01.
+    @Test func readsDaylightTimeFarFromAnyAsGlibcDoes() throws {
+        let troll = try ZoneDatabase.system.rules(named: "Antarctica/Troll")
+        let near = try Timestamp.parse("1998-01-10 12:00 +02", now: Self.now, localZone: troll)
+        #expect(near.epochMicroseconds == 884_426_400_000_000)
+        withKnownIssue("ZoneRules.makeTime searches 536,454,000 s for the flavour and has no one-hour fallback") {
+            let far = try Timestamp.parse("1997-10-01 12:00 +02", now: Self.now, localZone: troll)
+            #expect(far.epochMicroseconds == 875_703_600_000_000)
+        }
+    }
+
     /// "From now:" texts; `distance` is how many microseconds `instant` lies after `now` ("left") or before it
     /// ("ago").
     static let relative: [(distance: Int64, left: String, ago: String)] = [
