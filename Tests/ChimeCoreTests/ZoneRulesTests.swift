@@ -93,13 +93,26 @@ import Testing
         }
     }
 
+    /// The abbreviations a calendar event or timestamp may end with are glibc's `tzname` after `tzset()`.
+    @Test(arguments: zones + ["Asia/Tokyo", "Europe/Moscow", "America/Sao_Paulo", "Antarctica/Troll", "Etc/GMT-3"])
+    func abbreviationsMatchGlibcTzname(zone: String) throws {
+        let rules = try ZoneDatabase.system.rules(named: zone)
+        // glibc's `tzname` array, reached through the dynamic linker: Swift 6 forbids touching the C global.
+        let symbol = try #require(dlsym(nil, "tzname")).assumingMemoryBound(to: UnsafePointer<CChar>?.self)
+        let names = withProcessZone(zone) { (String(cString: symbol[0]!), String(cString: symbol[1]!)) }
+        #expect(rules.standardAbbreviation == names.0)
+        #expect(rules.daylightAbbreviation == names.1)
+    }
+
     @Test func abbreviationsFollowTheRule() throws {
         let berlin = try ZoneDatabase.system.rules(named: "Europe/Berlin")
         #expect(berlin.standardAbbreviation == "CET")
         #expect(berlin.daylightAbbreviation == "CEST")
         let tokyo = try ZoneDatabase.system.rules(named: "Asia/Tokyo")
+        // glibc's tzname[1] for Tokyo comes from its DST of 1948–1951.
         #expect(tokyo.standardAbbreviation == "JST")
-        #expect(tokyo.daylightAbbreviation == "JST")
+        #expect(tokyo.daylightAbbreviation == "JDT")
+        #expect(ZoneRules.utc.daylightAbbreviation == "UTC")
     }
 
     @Test(arguments: [

@@ -8,10 +8,8 @@ extension CalendarSpec {
     /// exist is skipped, a wall time that occurs twice elapses once. Where systemd's search would not terminate
     /// ("Infinite loop in calendar calculation"), the answer is still computed. Precision is one microsecond.
     public func nextElapse(after instant: Date, localZone: ZoneRules) -> Date? {
-        let microseconds = Int64((instant.timeIntervalSince1970 * 1_000_000).rounded(.down))
-        return nextElapse(afterMicroseconds: microseconds, localZone: localZone).map {
-            Date(timeIntervalSince1970: Double($0) / 1_000_000)
-        }
+        nextElapse(afterMicroseconds: instant.epochMicroseconds, localZone: localZone).map(
+            Date.init(epochMicroseconds:))
     }
 
     /// `nextElapse(after:localZone:)` on microseconds since the epoch.

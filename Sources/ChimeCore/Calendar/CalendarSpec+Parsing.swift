@@ -28,8 +28,11 @@ extension CalendarSpec {
             zone = .utc
             body.removeLast(4)
         } else if let (isDST, length) = Self.localAbbreviationSuffix(body, localZone: localZone) {
-            zone = .local(isDST: isDST, abbreviation: isDST == 0 ? localZone.standardAbbreviation
-                : localZone.daylightAbbreviation)
+            zone = .local(
+                isDST: isDST,
+                abbreviation: isDST == 0
+                    ? localZone.standardAbbreviation
+                    : localZone.daylightAbbreviation)
             body.removeLast(length + 1)
         } else if let space = body.lastIndex(of: UInt8(ascii: " ")) {
             let name = String(decoding: body[(space + 1)...], as: UTF8.self)
@@ -114,7 +117,8 @@ extension CalendarSpec {
         case "weekly": return Shorthand(weekdays: 1)
         case "yearly", "annually", "anually": return Shorthand(month: one, day: one)
         case "quarterly": return Shorthand(month: [1, 4, 7, 10].map { Component(start: $0) }, day: one)
-        case "semiannually", "semi-annually", "biannually", "bi-annually": return Shorthand(month: [1, 7].map { Component(start: $0) }, day: one)
+        case "semiannually", "semi-annually", "biannually", "bi-annually":
+            return Shorthand(month: [1, 7].map { Component(start: $0) }, day: one)
         default: return nil
         }
     }

@@ -8,7 +8,7 @@ extension Date {
     ///
     /// A `Date` holds a `Double` of seconds since 2001, which keeps every microsecond exactly enough to round
     /// back to it with `epochMicroseconds` up to the year 2137; beyond that the nearest representable instant.
-    init(epochMicroseconds microseconds: Int64) {
+    public init(epochMicroseconds microseconds: Int64) {
         let (seconds, fraction) = CivilTime.floorDivide(Int(microseconds), 1_000_000)
         self.init(
             timeIntervalSinceReferenceDate: Double(Int64(seconds) - Self.referenceDateEpochSeconds)
@@ -26,7 +26,7 @@ extension Date {
 
     /// Microseconds since 1970-01-01 00:00:00 UTC, rounded to the nearest microsecond; clamped to the range of
     /// `Int64` (±292 000 years).
-    var epochMicroseconds: Int64 {
+    public var epochMicroseconds: Int64 {
         let interval = timeIntervalSinceReferenceDate
         guard interval.isFinite else { return interval < 0 ? .min : .max }
         let whole = interval.rounded(.down)

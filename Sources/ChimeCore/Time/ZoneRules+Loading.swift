@@ -35,13 +35,23 @@ extension ZoneRules {
         var types = block.types
         var transitions = block.transitions
         var transitionTypes = block.transitionTypes
-        var standard = block.types.last(where: { !$0.isDST })?.abbreviation ?? block.types[0].abbreviation
-        var daylight = block.types.last(where: { $0.isDST })?.abbreviation ?? standard
+        // glibc's tzname: the abbreviation of the latest transition into each flavour; the types' own order
+        // where the table lacks one; standard time for both where a flavour never occurs.
+        var standard: String?
+        var daylight: String?
+        for type in block.transitionTypes.reversed().map({ block.types[$0] }) {
+            if type.isDST { daylight = daylight ?? type.abbreviation } else { standard = standard ?? type.abbreviation }
+            if standard != nil && daylight != nil { break }
+        }
+        standard = standard ?? block.types.first(where: { !$0.isDST })?.abbreviation ?? block.types[0].abbreviation
+        daylight = daylight ?? block.types.first(where: { $0.isDST })?.abbreviation ?? standard
 
         if let footer, !footer.isEmpty {
             let rule = try PosixZoneRule(parsing: footer)
-            standard = rule.standard.abbreviation
-            daylight = rule.daylight?.abbreviation ?? standard
+            if block.transitions.isEmpty {
+                standard = rule.standard.abbreviation
+                daylight = rule.daylight?.abbreviation ?? standard
+            }
             let after = transitions.last ?? Int64.min
             let firstYear = after == Int64.min ? 1970 : CivilTime.date(days: Int(after / 86_400)).year
             rule.appendTransitions(
@@ -58,7 +68,7 @@ extension ZoneRules {
         }
         self.init(
             name: name, transitions: transitions, transitionTypes: transitionTypes, types: types, initialType: 0,
-            standardAbbreviation: standard, daylightAbbreviation: daylight)
+            standardAbbreviation: standard ?? "UTC", daylightAbbreviation: daylight ?? standard ?? "UTC")
     }
 
     /// Builds rules from a POSIX TZ string such as `CET-1CEST,M3.5.0,M10.5.0/3` (as the `TZ` variable may hold).

@@ -50,8 +50,11 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
 
     public var description: String { name }
 
-    /// Whether this zone ever changes its offset (false for UTC, Asia/Tokyo today, ...).
+    /// Whether this zone ever changes its offset.
     public var isFixedOffset: Bool { transitions.isEmpty }
+
+    /// Whether local time is UTC at every instant (as glibc's `timezone == 0 && !daylight`).
+    public var isUniversal: Bool { types.allSatisfy { $0.utcOffset == 0 && !$0.isDST } }
 
     /// The index into `types` in force at `instant`.
     @inline(__always)
@@ -192,13 +195,14 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         return local - Int64(utcOffset(at: local))
     }
 
-    /// Looks for the nearest instant, stepping by about a week in both directions, whose flavour is `isDST`, and
-    /// reads `local` with that instant's offset. This is how a wall time gets an explicitly requested flavour
-    /// that is not in force at that date.
+    /// Looks for the nearest instant, stepping by about a week in both directions for up to about 7.3 years,
+    /// whose flavour is `isDST`, and reads `local` with that instant's offset. Where there is none, daylight time
+    /// is taken to be one hour ahead of standard time. This is how glibc gives a wall time an explicitly
+    /// requested flavour that is not in force at that date.
     private func probeFlavour(local: Int64, near instant: Int64, isDST: Bool) -> Int64? {
         let stride: Int64 = 601_200
         var delta = stride
-        while delta < 536_454_000 {
+        while delta <= 229_222_800 {
             for direction: Int64 in [-1, 1] {
                 let probe = instant + direction * delta
                 let type = types[typeIndex(at: probe)]
@@ -208,7 +212,8 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
             }
             delta += stride
         }
-        return nil
+        let offset = Int64(utcOffset(at: instant))
+        return local - (isDST ? offset + 3_600 : offset - 3_600)
     }
 
     /// Newton-style search from a first guess: adjust by the difference between the wanted and the obtained wall
