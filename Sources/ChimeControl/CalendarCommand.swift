@@ -65,20 +65,20 @@ struct CalendarCommand: Command {
                 context.output.line(JSONValue.object(members).serialized)
                 continue
             }
-            var lines = LabelledLines()
+            // Written line by line: with --iterations=100000, a table built in memory costs more than the math.
+            var lines = LabelledLineWriter(stream: context.output)
             if spec.description != text { lines.add("Original form:", text) }
             lines.add("Normalized form:", spec.description)
             if elapses.isEmpty && iterations > 0 { lines.add("Next elapse:", "never") }
+            let showUTC = !context.localZone.isUniversal
             for (number, elapse) in elapses.enumerated() {
                 lines.add(
                     number == 0 ? "Next elapse:" : "Iter. #\(number + 1):",
                     Timestamp.format(elapse, zone: context.localZone) ?? Timestamp.unformattable)
-                if !context.localZone.isUniversal {
-                    lines.add("(in UTC):", Timestamp.formatUTC(elapse) ?? Timestamp.unformattable)
-                }
+                if showUTC { lines.add("(in UTC):", Timestamp.formatUTC(elapse) ?? Timestamp.unformattable) }
                 lines.add("From now:", Timestamp.relativeDescription(of: elapse, now: context.now))
             }
-            context.output.write(lines.rendered())
+            lines.finish()
             if index + 1 < arguments.operands.count { context.output.line() }
         }
         return status

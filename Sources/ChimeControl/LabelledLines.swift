@@ -15,3 +15,35 @@ struct LabelledLines {
             .joined()
     }
 }
+
+/// Writes `label: value` lines with labels right-aligned to systemd-analyze's calendar width (that of
+/// "Normalized form:"), in chunks of bytes, without holding the whole table.
+struct LabelledLineWriter {
+    static let labelWidth = 16
+    let stream: CommandContext.Stream
+    private var pending: [UInt8] = []
+
+    init(stream: CommandContext.Stream) {
+        self.stream = stream
+        pending.reserveCapacity(20_000)
+    }
+
+    mutating func add(_ label: String, _ value: String) {
+        let width = label.utf8.count
+        if width < Self.labelWidth {
+            pending.append(contentsOf: repeatElement(UInt8(ascii: " "), count: Self.labelWidth - width))
+        }
+        pending.append(contentsOf: label.utf8)
+        pending.append(UInt8(ascii: " "))
+        pending.append(contentsOf: value.utf8)
+        pending.append(UInt8(ascii: "\n"))
+        if pending.count >= 16_384 { flushPending() }
+    }
+
+    mutating func finish() { flushPending() }
+
+    private mutating func flushPending() {
+        stream.write(String(decoding: pending, as: UTF8.self))
+        pending.removeAll(keepingCapacity: true)
+    }
+}

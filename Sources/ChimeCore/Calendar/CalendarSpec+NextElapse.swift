@@ -210,6 +210,16 @@ struct ElapseSearch {
     /// of years systemd computes.
     private mutating func withinBounds(_ time: inout LocalDateTime) -> Int {
         if time.year > CalendarSpec.maximumYear { return -1 }
+        // Fields in range, far from any transition, read with the remembered offset: normalising would change
+        // nothing (and leave the remembered offset as it is).
+        if time.isInRange,
+            zone.isFixedOffset
+                || zone.uniqueInstant(
+                    forLocal: time.localSeconds, offset: offsetHint, isDST: time.isDST) != nil
+        {
+            if zone.isFixedOffset { offsetHint = zone.utcOffset(at: 0) }
+            return 1
+        }
         var t = time
         _ = normalize(&t)
         var order: Int

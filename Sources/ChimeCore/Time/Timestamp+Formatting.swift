@@ -43,10 +43,47 @@ extension Timestamp {
         guard microseconds <= latestFormattableMicroseconds else { return unformattable }
         let (seconds, fraction) = microseconds.quotientAndRemainder(dividingBy: 1_000_000)
         let time = rules.localTime(at: seconds)
-        var text = "\(weekdayNames[time.weekday]) \(pad(time.year, 4))-\(pad(time.month))-\(pad(time.day))"
-        text += " \(pad(time.hour)):\(pad(time.minute)):\(pad(time.second))"
-        if precision == .microseconds { text += ".\(pad(Int(fraction), 6))" }
-        return text + " " + (zoneName ?? time.abbreviation)
+        // Built byte by byte: listings format hundreds of thousands of these.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(40)
+        bytes.append(contentsOf: weekdayNames[time.weekday].utf8)
+        bytes.append(UInt8(ascii: " "))
+        appendDigits(time.year, width: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(time.month, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(time.day, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: " "))
+        appendDigits(time.hour, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(time.minute, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(time.second, width: 2, to: &bytes)
+        if precision == .microseconds {
+            bytes.append(UInt8(ascii: "."))
+            appendDigits(Int(fraction), width: 6, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: (zoneName ?? time.abbreviation).utf8)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `value` in decimal, zero-padded to at least `width` digits.
+    private static func appendDigits(_ value: Int, width: Int, to bytes: inout [UInt8]) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value < 0 ? -value : value
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0 && count < buffer.count
+            for _ in count..<max(width, count) { bytes.append(UInt8(ascii: "0")) }
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
+        }
     }
 
     /// The instant in ISO 8601 in UTC: `2026-12-01T06:00:00Z`, with six fractional digits as `fraction` says.
@@ -54,19 +91,28 @@ extension Timestamp {
         let (seconds, micro) = CivilTime.floorDivide(Int(date.epochMicroseconds), 1_000_000)
         let (days, secondOfDay) = CivilTime.floorDivide(seconds, 86_400)
         let (year, month, day) = CivilTime.date(days: days)
-        let sign = year < 0 ? "-" : ""
-        var text = "\(sign)\(pad(abs(year), 4))-\(pad(month))-\(pad(day))"
-        text += "T\(pad(secondOfDay / 3_600)):\(pad(secondOfDay / 60 % 60)):\(pad(secondOfDay % 60))"
-        if fraction == .microseconds || micro != 0 { text += ".\(pad(micro, 6))" }
-        return text + "Z"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(28)
+        appendDigits(year, width: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(month, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(day, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        appendDigits(secondOfDay / 3_600, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay / 60 % 60, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay % 60, width: 2, to: &bytes)
+        if fraction == .microseconds || micro != 0 {
+            bytes.append(UInt8(ascii: "."))
+            appendDigits(micro, width: 6, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "Z"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static let weekdayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-
-    private static func pad(_ value: Int, _ width: Int = 2) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
 }
 
 extension Timestamp {

@@ -96,6 +96,17 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
     /// `offsetHint` is updated to the offset this conversion used.
     public func makeTime(_ time: inout LocalDateTime, offsetHint: inout Int) -> Int64 {
         let local = time.localSeconds
+        if let (instant, type) = uniqueInstant(forLocal: local, offset: offsetHint, isDST: time.isDST) {
+            if time.isInRange {
+                time.weekday = CivilTime.weekday(days: Int(CivilTime.floorDivide64(local, 86_400).quotient))
+            } else {
+                time.setFields(localSeconds: local)
+            }
+            time.isDST = type.isDST ? 1 : 0
+            time.utcOffset = type.utcOffset
+            time.abbreviation = type.abbreviation
+            return instant
+        }
         let instant: Int64
         if transitions.isEmpty {
             instant = local - Int64(types[initialType].utcOffset)
@@ -105,6 +116,21 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         offsetHint = Int(local - instant)
         time = localTime(at: instant)
         return instant
+    }
+
+    /// The common case, with one lookup: `local` read with `offset` lands in a period of that offset, of the
+    /// requested flavour, at least a day from either end of it — so no other reading exists.
+    @inline(__always)
+    func uniqueInstant(forLocal local: Int64, offset: Int, isDST: Int) -> (Int64, LocalTimeType)? {
+        guard !transitions.isEmpty else { return nil }
+        let guess = local - Int64(offset)
+        let index = transitionIndex(atOrBefore: guess)
+        let type = types[index < 0 ? initialType : transitionTypes[index]]
+        guard type.utcOffset == offset, isDST < 0 || type.isDST == (isDST > 0) else { return nil }
+        let margin: Int64 = 26 * 3_600
+        if index >= 0 && guess - transitions[index] <= margin { return nil }
+        if index + 1 < transitions.count && transitions[index + 1] - guess <= margin { return nil }
+        return (guess, type)
     }
 
     /// `makeTime(_:offsetHint:)` without a remembered offset.
