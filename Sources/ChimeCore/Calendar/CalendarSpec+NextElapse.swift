@@ -14,35 +14,25 @@ extension CalendarSpec {
 
     /// `nextElapse(after:localZone:)` on microseconds since the epoch.
     public func nextElapse(afterMicroseconds instant: Int64, localZone: ZoneRules) -> Int64? {
-        let rules: ZoneRules
-        let requestedDST: Int
-        switch zone {
-        case .utc:
-            rules = .utc
-            requestedDST = -1
-        case .named:
-            rules = namedZoneRules ?? .utc
-            requestedDST = -1
-        case .local(let isDST, _):
-            rules = localZone
-            requestedDST = isDST
-        }
-        // systemd refuses instants it could not print (after 9999-12-31).
-        guard instant < 253_402_300_800_000_000 else { return nil }
-        let start = instant + 1
-        let (seconds, microsecond) = CivilTime.floorDivide64(start, 1_000_000)
-        var search = ElapseSearch(spec: self, zone: rules, requestedDST: requestedDST)
-        let from = rules.localTime(at: seconds)
-        switch search.run(from: from, microsecond: Int(microsecond), repairingStaleFlavour: false) {
-        case .found(let next) where next > instant: return next
-        case .never: return nil
-        case .found, .exhausted:
-            // systemd would give up ("Infinite loop in calendar calculation") or answer with a time that is not
-            // after the base; search again without the DST flag that leads it astray.
-            search.offsetHint = 0
-            let repaired = search.run(from: from, microsecond: Int(microsecond), repairingStaleFlavour: true)
-            if case .found(let next) = repaired, next > instant { return next }
-            return nil
+        var search = ElapseSearch(spec: self, localZone: localZone)
+        return search.nextElapse(after: instant)
+    }
+
+    /// The successive elapses after `instant` (microseconds since the epoch), each the `nextElapse` after the one
+    /// before; the search is set up once for all of them.
+    public func elapses(afterMicroseconds instant: Int64, localZone: ZoneRules) -> Elapses {
+        Elapses(search: ElapseSearch(spec: self, localZone: localZone), after: instant)
+    }
+
+    /// Successive elapses in microseconds since the epoch, ending where the event never elapses again.
+    public struct Elapses: Sequence, IteratorProtocol, Sendable {
+        var search: ElapseSearch
+        var after: Int64?
+
+        public mutating func next() -> Int64? {
+            guard let instant = after else { return nil }
+            after = search.nextElapse(after: instant)
+            return after
         }
     }
 }
@@ -73,15 +63,46 @@ struct ElapseSearch {
         self.requestedDST = requestedDST
     }
 
+    /// The search for `spec`'s elapses, its wall-clock fields read in UTC, the zone it names, or `localZone`.
+    init(spec: CalendarSpec, localZone: ZoneRules) {
+        switch spec.zone {
+        case .utc: self.init(spec: spec, zone: .utc, requestedDST: -1)
+        case .named: self.init(spec: spec, zone: spec.namedZoneRules ?? .utc, requestedDST: -1)
+        case .local(let isDST, _): self.init(spec: spec, zone: localZone, requestedDST: isDST)
+        }
+    }
+
+    /// The first elapse strictly after `instant` (microseconds since the epoch), as
+    /// `CalendarSpec.nextElapse(afterMicroseconds:localZone:)` answers. Each call starts without a remembered offset.
+    mutating func nextElapse(after instant: Int64) -> Int64? {
+        // systemd refuses instants it could not print (after 9999-12-31).
+        guard instant < 253_402_300_800_000_000 else { return nil }
+        let start = instant + 1
+        let (seconds, microsecond) = CivilTime.floorDivide64(start, 1_000_000)
+        let from = zone.localFields(at: seconds).fields
+        offsetHint = 0
+        switch run(from: from, microsecond: Int(microsecond), repairingStaleFlavour: false) {
+        case .found(let next) where next > instant: return next
+        case .never: return nil
+        case .found, .exhausted:
+            // systemd would give up ("Infinite loop in calendar calculation") or answer with a time that is not
+            // after the base; search again without the DST flag that leads it astray.
+            offsetHint = 0
+            let repaired = run(from: from, microsecond: Int(microsecond), repairingStaleFlavour: true)
+            if case .found(let next) = repaired, next > instant { return next }
+            return nil
+        }
+    }
+
     @inline(__always)
-    private mutating func normalize(_ time: inout LocalDateTime) -> Int64 {
-        zone.makeTime(&time, offsetHint: &offsetHint)
+    private mutating func normalize(_ time: inout LocalDateTime.Fields) -> Int64 {
+        zone.makeTime(&time, offsetHint: &offsetHint).instant
     }
 
     /// Searches from wall time `time` (plus `microsecond`). With `repairingStaleFlavour`, the DST flag a
     /// normalisation left behind is dropped before the next round; systemd keeps it, which makes midnight after a
     /// spring-forward read as the previous day's 23:00 and the search circle forever.
-    mutating func run(from time: LocalDateTime, microsecond: Int, repairingStaleFlavour: Bool) -> Outcome {
+    mutating func run(from time: LocalDateTime.Fields, microsecond: Int, repairingStaleFlavour: Bool) -> Outcome {
         var c = time
         var usec = microsecond
         // Once the search is stuck on a repeated wall time, the DST flag normalisation yields is kept, so that the
@@ -171,9 +192,10 @@ struct ElapseSearch {
             if r == 0 { continue }
 
             // Not past the starting point (a repeated wall time read on the wrong side): move on by an hour.
-            let fields = [c.year, c.month, c.day, c.hour, c.minute, c.second, usec + 1]
-            let startFields = [time.year, time.month, time.day, time.hour, time.minute, time.second, microsecond]
-            if !startFields.lexicographicallyPrecedes(fields) {
+            if !Self.precedes(
+                (time.year, time.month, time.day, time.hour), (time.minute, time.second, microsecond),
+                (c.year, c.month, c.day, c.hour), (c.minute, c.second, usec + 1))
+            {
                 keepFlavour = true
                 c.hour += 1
                 continue
@@ -184,22 +206,30 @@ struct ElapseSearch {
         return .exhausted
     }
 
-    private func resetBelowYear(_ c: inout LocalDateTime, _ usec: inout Int) {
+    /// Whether the fields `a` (date and hour, then minute, second and microsecond) come strictly before `b`.
+    @inline(__always)
+    private static func precedes(
+        _ aDate: (Int, Int, Int, Int), _ aTime: (Int, Int, Int), _ bDate: (Int, Int, Int, Int), _ bTime: (Int, Int, Int)
+    ) -> Bool {
+        aDate < bDate || (aDate == bDate && aTime < bTime)
+    }
+
+    private func resetBelowYear(_ c: inout LocalDateTime.Fields, _ usec: inout Int) {
         c.month = 1
         resetBelowMonth(&c, &usec)
     }
 
-    private func resetBelowMonth(_ c: inout LocalDateTime, _ usec: inout Int) {
+    private func resetBelowMonth(_ c: inout LocalDateTime.Fields, _ usec: inout Int) {
         c.day = 1
         resetBelowDay(&c, &usec)
     }
 
-    private func resetBelowDay(_ c: inout LocalDateTime, _ usec: inout Int) {
+    private func resetBelowDay(_ c: inout LocalDateTime.Fields, _ usec: inout Int) {
         c.hour = 0
         resetBelowHour(&c, &usec)
     }
 
-    private func resetBelowHour(_ c: inout LocalDateTime, _ usec: inout Int) {
+    private func resetBelowHour(_ c: inout LocalDateTime.Fields, _ usec: inout Int) {
         c.minute = 0
         c.second = 0
         usec = 0
@@ -208,7 +238,7 @@ struct ElapseSearch {
     /// 1 if `time` survives normalisation unchanged; 0 if normalisation moved it forward (then `time` takes the
     /// normalised value, the unit below the first changed one reset); -1 if it moved backward or left the range
     /// of years systemd computes.
-    private mutating func withinBounds(_ time: inout LocalDateTime) -> Int {
+    private mutating func withinBounds(_ time: inout LocalDateTime.Fields) -> Int {
         if time.year > CalendarSpec.maximumYear { return -1 }
         // Fields in range, far from any transition, read with the remembered offset: normalising would change
         // nothing (and leave the remembered offset as it is).
@@ -249,7 +279,7 @@ struct ElapseSearch {
         return 1
     }
 
-    private mutating func matchesWeekday(_ time: LocalDateTime) -> Bool {
+    private mutating func matchesWeekday(_ time: LocalDateTime.Fields) -> Bool {
         guard spec.weekdays != CalendarSpec.allWeekdays else { return true }
         var t = time
         _ = normalize(&t)
@@ -259,7 +289,7 @@ struct ElapseSearch {
 
     /// The day of month that is `fromEnd` days counted back from the end of `time`'s month (1 = last day),
     /// or -1 if that is not in the month.
-    private mutating func dayFromEndOfMonth(_ time: LocalDateTime, _ fromEnd: Int) -> Int {
+    private mutating func dayFromEndOfMonth(_ time: LocalDateTime.Fields, _ fromEnd: Int) -> Int {
         var t = time
         t.month += 1
         t.day = 1 - fromEnd
@@ -270,7 +300,8 @@ struct ElapseSearch {
     /// Sets `value` to the earliest value ≥ `value` that one of `components` allows. Returns 1 if `value`
     /// changed, 0 if it already matched (or any value is allowed), -1 if nothing matches.
     private mutating func match(
-        _ components: [CalendarSpec.Component]?, _ value: inout Int, in time: LocalDateTime, endOfMonth: Bool = false
+        _ components: [CalendarSpec.Component]?, _ value: inout Int, in time: LocalDateTime.Fields,
+        endOfMonth: Bool = false
     ) -> Int {
         guard let components else { return 0 }
         var best = Int.max

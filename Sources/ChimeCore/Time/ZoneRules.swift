@@ -77,12 +77,24 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
 
     /// Broken-down local time of `instant` (seconds since the epoch), like `localtime_r(3)`.
     public func localTime(at instant: Int64) -> LocalDateTime {
-        let type = types[typeIndex(at: instant)]
-        var time = LocalDateTime(year: 1970, month: 1, day: 1)
-        time.setFields(localSeconds: instant + Int64(type.utcOffset))
-        time.isDST = type.isDST ? 1 : 0
-        time.utcOffset = type.utcOffset
-        time.abbreviation = type.abbreviation
+        let type = typeIndex(at: instant)
+        return LocalDateTime(fields: fields(at: instant, type: type), abbreviation: types[type].abbreviation)
+    }
+
+    /// `localTime(at:)` without the abbreviation, and the index into `types` in force.
+    @inline(__always)
+    func localFields(at instant: Int64) -> (fields: LocalDateTime.Fields, type: Int) {
+        let type = typeIndex(at: instant)
+        return (fields(at: instant, type: type), type)
+    }
+
+    /// The fields of `instant` read with `types[type]`.
+    @inline(__always)
+    private func fields(at instant: Int64, type: Int) -> LocalDateTime.Fields {
+        var time = LocalDateTime.Fields(year: 1970, month: 1, day: 1)
+        time.setFields(localSeconds: instant + Int64(types[type].utcOffset))
+        time.isDST = types[type].isDST ? 1 : 0
+        time.utcOffset = types[type].utcOffset
         return time
     }
 
@@ -95,38 +107,53 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
     /// reaches first (glibc remembers the offset of its previous conversion the same way).
     /// `offsetHint` is updated to the offset this conversion used.
     public func makeTime(_ time: inout LocalDateTime, offsetHint: inout Int) -> Int64 {
-        let local = time.localSeconds
-        if let (instant, type) = uniqueInstant(forLocal: local, offset: offsetHint, isDST: time.isDST) {
-            if time.isInRange {
-                time.weekday = CivilTime.weekday(days: Int(CivilTime.floorDivide64(local, 86_400).quotient))
-            } else {
-                time.setFields(localSeconds: local)
-            }
-            time.isDST = type.isDST ? 1 : 0
-            time.utcOffset = type.utcOffset
-            time.abbreviation = type.abbreviation
-            return instant
-        }
-        let instant: Int64
-        if transitions.isEmpty {
-            instant = local - Int64(types[initialType].utcOffset)
-        } else {
-            instant = resolve(local: local, isDST: time.isDST, offsetHint: offsetHint)
-        }
-        offsetHint = Int(local - instant)
-        time = localTime(at: instant)
+        let (instant, type) = makeTime(&time.fields, offsetHint: &offsetHint)
+        time.abbreviation = types[type].abbreviation
         return instant
     }
 
-    /// The common case, with one lookup: `local` read with `offset` lands in a period of that offset, of the
-    /// requested flavour, at least a day from either end of it — so no other reading exists.
+    /// `makeTime(_:offsetHint:)` on the fields without the abbreviation; also answers the index into `types` of
+    /// the local time type the instant is in.
     @inline(__always)
-    func uniqueInstant(forLocal local: Int64, offset: Int, isDST: Int) -> (Int64, LocalTimeType)? {
+    func makeTime(_ time: inout LocalDateTime.Fields, offsetHint: inout Int) -> (instant: Int64, type: Int) {
+        let local = time.localSeconds
+        let type: Int
+        let instant: Int64
+        if transitions.isEmpty {
+            // One offset at every instant.
+            type = initialType
+            instant = local - Int64(types[type].utcOffset)
+            offsetHint = types[type].utcOffset
+        } else if let (unique, uniqueType) = uniqueInstant(forLocal: local, offset: offsetHint, isDST: time.isDST) {
+            type = uniqueType
+            instant = unique
+        } else {
+            instant = resolve(local: local, isDST: time.isDST, offsetHint: offsetHint)
+            offsetHint = Int(local - instant)
+            (time, type) = localFields(at: instant)
+            return (instant, type)
+        }
+        // The wall time stands as it is: its fields only need carrying over, which in-range fields do not.
+        if time.isInRange {
+            time.weekday = CivilTime.weekday(days: Int(CivilTime.floorDivide64(local, 86_400).quotient))
+        } else {
+            time.setFields(localSeconds: local)
+        }
+        time.isDST = types[type].isDST ? 1 : 0
+        time.utcOffset = types[type].utcOffset
+        return (instant, type)
+    }
+
+    /// The common case, with one lookup: `local` read with `offset` lands in a period of that offset, of the
+    /// requested flavour, at least a day from either end of it — so no other reading exists. Answers the instant
+    /// and the index into `types` of its local time type.
+    @inline(__always)
+    func uniqueInstant(forLocal local: Int64, offset: Int, isDST: Int) -> (Int64, Int)? {
         guard !transitions.isEmpty else { return nil }
         let guess = local - Int64(offset)
         let index = transitionIndex(atOrBefore: guess)
-        let type = types[index < 0 ? initialType : transitionTypes[index]]
-        guard type.utcOffset == offset, isDST < 0 || type.isDST == (isDST > 0) else { return nil }
+        let type = index < 0 ? initialType : transitionTypes[index]
+        guard types[type].utcOffset == offset, isDST < 0 || types[type].isDST == (isDST > 0) else { return nil }
         let margin: Int64 = 26 * 3_600
         if index >= 0 && guess - transitions[index] <= margin { return nil }
         if index + 1 < transitions.count && transitions[index + 1] - guess <= margin { return nil }
