@@ -56,42 +56,71 @@ struct CalendarCommand: Command {
                 }
                 continue
             }
-            let elapses = Self.elapses(of: spec, after: base, count: iterations, localZone: context.localZone)
             if json {
+                let elapses = spec.elapses(afterMicroseconds: base.epochMicroseconds, localZone: context.localZone)
                 let members: [(String, JSONValue)] = [
                     ("spec", .string(text)), ("normalized", .string(spec.description)),
-                    ("elapses", .array(elapses.map { .string(Timestamp.iso8601($0)) })),
+                    (
+                        "elapses",
+                        .array(elapses.prefix(iterations).map { .string(Timestamp.iso8601(microseconds: $0)) })
+                    ),
                 ]
                 context.output.line(JSONValue.object(members).serialized)
                 continue
             }
-            // Written line by line: with --iterations=100000, a table built in memory costs more than the math.
-            var lines = LabelledLineWriter(stream: context.output)
-            if spec.description != text { lines.add("Original form:", text) }
-            lines.add("Normalized form:", spec.description)
-            if elapses.isEmpty && iterations > 0 { lines.add("Next elapse:", "never") }
-            let showUTC = !context.localZone.isUniversal
-            for (number, elapse) in elapses.enumerated() {
-                lines.add(
-                    number == 0 ? "Next elapse:" : "Iter. #\(number + 1):",
-                    Timestamp.format(elapse, zone: context.localZone) ?? Timestamp.unformattable)
-                if showUTC { lines.add("(in UTC):", Timestamp.formatUTC(elapse) ?? Timestamp.unformattable) }
-                lines.add("From now:", Timestamp.relativeDescription(of: elapse, now: context.now))
-            }
-            lines.finish()
+            list(spec, text: text, after: base, count: iterations, in: context)
             if index + 1 < arguments.operands.count { context.output.line() }
         }
         return status
     }
 
-    /// Up to `count` successive elapses after `base`.
-    static func elapses(of spec: CalendarSpec, after base: Date, count: Int, localZone: ZoneRules) -> [Date] {
-        var result: [Date] = []
-        var after = base
-        while result.count < count, let next = spec.nextElapse(after: after, localZone: localZone) {
-            result.append(next)
-            after = next
+    private static let nextElapse = LabelledLineWriter.Label("Next elapse:")
+    private static let iteration = Array("Iter. #".utf8)
+    private static let inUTC = LabelledLineWriter.Label("(in UTC):")
+    private static let fromNow = LabelledLineWriter.Label("From now:")
+
+    /// Prints the normalised form and up to `count` elapses after `base`, each in local time, in UTC (unless local
+    /// time is UTC) and relative to now.
+    ///
+    /// Written line by line as bytes: with --iterations=100000 a table built in memory, or a string per value, costs
+    /// more than the calendar math.
+    private static func list(
+        _ spec: CalendarSpec, text: String, after base: Date, count: Int, in context: CommandContext
+    ) {
+        var lines = LabelledLineWriter(stream: context.output)
+        let normalized = spec.description
+        if normalized != text { lines.add("Original form:", text) }
+        lines.add("Normalized form:", normalized)
+        let zone = context.localZone
+        let showUTC = !zone.isUniversal
+        let now = context.now.epochMicroseconds
+        var elapses = spec.elapses(afterMicroseconds: base.epochMicroseconds, localZone: zone)
+        var number = 0
+        while number < count, let elapse = elapses.next() {
+            if number == 0 {
+                lines.add(nextElapse) { appendLocal(elapse, zone: zone, to: &$0) }
+            } else {
+                lines.add(iteration, number: number + 1) { appendLocal(elapse, zone: zone, to: &$0) }
+            }
+            if showUTC {
+                lines.add(inUTC) {
+                    if !Timestamp.formatUTC(microseconds: elapse, into: &$0) {
+                        $0.append(contentsOf: Timestamp.unformattable.utf8)
+                    }
+                }
+            }
+            lines.add(fromNow) { Timestamp.relativeDescription(ofMicroseconds: elapse, now: now, into: &$0) }
+            number += 1
         }
-        return result
+        if number == 0 && count > 0 { lines.add("Next elapse:", "never") }
+        lines.finish()
+    }
+
+    /// The elapse in local time; systemd prints the placeholder where it prints no time.
+    @inline(__always)
+    private static func appendLocal(_ elapse: Int64, zone: ZoneRules, to bytes: inout [UInt8]) {
+        if !Timestamp.format(microseconds: elapse, zone: zone, into: &bytes) {
+            bytes.append(contentsOf: Timestamp.unformattable.utf8)
+        }
     }
 }

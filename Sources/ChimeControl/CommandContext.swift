@@ -6,8 +6,8 @@ public struct CommandContext: Sendable {
     /// Collects what a command prints; the real program writes it to the file descriptors.
     public final class Stream: @unchecked Sendable {
         private let lock = NSLock()
-        private var buffer = ""
-        private let sink: (@Sendable (String) -> Void)?
+        private var buffer: [UInt8] = []
+        private let sink: (@Sendable ([UInt8]) -> Void)?
         private let bufferLimit: Int
 
         /// A stream that keeps what is written, for tests.
@@ -16,17 +16,23 @@ public struct CommandContext: Sendable {
             bufferLimit = 0
         }
 
-        /// A stream that hands what is written to `sink` once `bufferLimit` bytes have gathered (0: at once).
-        public init(bufferLimit: Int = 65_536, sink: @escaping @Sendable (String) -> Void) {
+        /// A stream that hands what is written, as UTF-8, to `sink` once `bufferLimit` bytes have gathered (0: at
+        /// once).
+        public init(bufferLimit: Int = 65_536, sink: @escaping @Sendable ([UInt8]) -> Void) {
             self.sink = sink
             self.bufferLimit = bufferLimit
         }
 
         /// Appends `text`; a stream with a sink hands it on once the buffer is full, and at `flush()`.
         public func write(_ text: String) {
+            write(bytes: text.utf8)
+        }
+
+        /// Appends UTF-8 text given as bytes, as `write(_:)` does.
+        public func write(bytes: some Collection<UInt8>) {
             lock.lock()
-            buffer += text
-            let full = sink != nil && buffer.utf8.count >= bufferLimit
+            buffer.append(contentsOf: bytes)
+            let full = sink != nil && buffer.count >= bufferLimit
             lock.unlock()
             if full { flush() }
         }
@@ -36,7 +42,7 @@ public struct CommandContext: Sendable {
             guard let sink else { return }
             lock.lock()
             let pending = buffer
-            buffer = ""
+            buffer = []
             lock.unlock()
             if !pending.isEmpty { sink(pending) }
         }
@@ -49,7 +55,7 @@ public struct CommandContext: Sendable {
         public var text: String {
             lock.lock()
             defer { lock.unlock() }
-            return buffer
+            return String(decoding: buffer, as: UTF8.self)
         }
     }
 
@@ -76,8 +82,8 @@ public struct CommandContext: Sendable {
     public static func process() -> CommandContext {
         let environment = ProcessInfo.processInfo.environment
         return CommandContext(
-            output: Stream { FileHandle.standardOutput.write(Data($0.utf8)) },
-            errors: Stream(bufferLimit: 0) { FileHandle.standardError.write(Data($0.utf8)) },
+            output: Stream { FileHandle.standardOutput.write(Data($0)) },
+            errors: Stream(bufferLimit: 0) { FileHandle.standardError.write(Data($0)) },
             environment: environment,
             now: Date(),
             localZone: LocalZone.resolve(tz: environment["TZ"]))

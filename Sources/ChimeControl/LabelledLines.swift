@@ -20,30 +20,80 @@ struct LabelledLines {
 /// "Normalized form:"), in chunks of bytes, without holding the whole table.
 struct LabelledLineWriter {
     static let labelWidth = 16
+
+    /// A label made ready once for lines written many times: its padding, text and the space after it, as bytes.
+    struct Label {
+        let start: [UInt8]
+
+        init(_ text: String) {
+            let width = text.utf8.count
+            start =
+                Array(repeating: UInt8(ascii: " "), count: max(LabelledLineWriter.labelWidth - width, 0))
+                + Array(text.utf8) + [UInt8(ascii: " ")]
+        }
+    }
+
     let stream: CommandContext.Stream
     private var pending: [UInt8] = []
 
     init(stream: CommandContext.Stream) {
         self.stream = stream
-        pending.reserveCapacity(20_000)
+        pending.reserveCapacity(Self.chunkSize + 1_024)
     }
 
+    /// How many bytes gather before they go to the stream.
+    private static let chunkSize = 32_768
+
     mutating func add(_ label: String, _ value: String) {
-        let width = label.utf8.count
+        add(Label(label)) { $0.append(contentsOf: value.utf8) }
+    }
+
+    /// A line whose value `writeValue` appends to the bytes it is handed.
+    @inline(__always)
+    mutating func add(_ label: Label, value writeValue: (inout [UInt8]) -> Void) {
+        pending.append(contentsOf: label.start)
+        writeValue(&pending)
+        endLine()
+    }
+
+    /// A line labelled `prefix`, `number` and a colon (`Iter. #2:`), whose value `writeValue` appends.
+    @inline(__always)
+    mutating func add(_ prefix: [UInt8], number: Int, value writeValue: (inout [UInt8]) -> Void) {
+        var digits = 1
+        var power = 10
+        while number >= power && digits < 19 {
+            digits += 1
+            power &*= 10
+        }
+        let width = prefix.count + digits + 1
         if width < Self.labelWidth {
             pending.append(contentsOf: repeatElement(UInt8(ascii: " "), count: Self.labelWidth - width))
         }
-        pending.append(contentsOf: label.utf8)
+        pending.append(contentsOf: prefix)
+        pending.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+        var rest = number
+        var index = pending.count - 1
+        while rest > 0 {
+            pending[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+            index -= 1
+        }
+        pending.append(UInt8(ascii: ":"))
         pending.append(UInt8(ascii: " "))
-        pending.append(contentsOf: value.utf8)
+        writeValue(&pending)
+        endLine()
+    }
+
+    @inline(__always)
+    private mutating func endLine() {
         pending.append(UInt8(ascii: "\n"))
-        if pending.count >= 16_384 { flushPending() }
+        if pending.count >= Self.chunkSize { flushPending() }
     }
 
     mutating func finish() { flushPending() }
 
     private mutating func flushPending() {
-        stream.write(String(decoding: pending, as: UTF8.self))
+        stream.write(bytes: pending)
         pending.removeAll(keepingCapacity: true)
     }
 }

@@ -27,60 +27,118 @@ extension Timestamp {
     /// without letters). Like systemd, returns `nil` for the epoch itself and anything before (systemd's "unset")
     /// and `unformattable` after `latestFormattable`.
     public static func format(_ date: Date, zone: ZoneRules, precision: Precision = .seconds) -> String? {
-        format(date, precision: precision, rules: zone, zoneName: nil)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(40)
+        guard format(microseconds: date.epochMicroseconds, zone: zone, precision: precision, into: &bytes) else {
+            return nil
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The instant as systemd writes it in UTC: `Tue 2026-12-01 06:00:00 UTC`, the "(in UTC):" line of
     /// `systemd-analyze timestamp`. `nil` and `unformattable` as for `format(_:zone:precision:)`.
     public static func formatUTC(_ date: Date, precision: Precision = .seconds) -> String? {
-        format(date, precision: precision, rules: .utc, zoneName: "UTC")
-    }
-
-    /// Writes `date` in `rules`, followed by `zoneName` or else the abbreviation in effect.
-    private static func format(_ date: Date, precision: Precision, rules: ZoneRules, zoneName: String?) -> String? {
-        let microseconds = date.epochMicroseconds
-        guard microseconds > 0 else { return nil }
-        guard microseconds <= latestFormattableMicroseconds else { return unformattable }
-        let (seconds, fraction) = microseconds.quotientAndRemainder(dividingBy: 1_000_000)
-        let time = rules.localTime(at: seconds)
-        // Built byte by byte: listings format hundreds of thousands of these.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(40)
-        bytes.append(contentsOf: weekdayNames[time.weekday].utf8)
+        guard formatUTC(microseconds: date.epochMicroseconds, precision: precision, into: &bytes) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `format(_:zone:precision:)` of the instant `microseconds` after the epoch to `bytes` as UTF-8;
+    /// returns `false`, appending nothing, where that is `nil`. For listings, which format hundreds of thousands.
+    public static func format(
+        microseconds: Int64, zone: ZoneRules, precision: Precision = .seconds, into bytes: inout [UInt8]
+    ) -> Bool {
+        guard microseconds > 0 else { return false }
+        guard microseconds <= latestFormattableMicroseconds else {
+            bytes.append(contentsOf: unformattable.utf8)
+            return true
+        }
+        let seconds = microseconds / 1_000_000
+        let type = zone.types[zone.typeIndex(at: seconds)]
+        appendFields(
+            localSeconds: seconds + Int64(type.utcOffset), fraction: microseconds % 1_000_000,
+            precision: precision, to: &bytes)
+        bytes.append(contentsOf: type.abbreviation.utf8)
+        return true
+    }
+
+    /// Appends `formatUTC(_:precision:)` of the instant `microseconds` after the epoch to `bytes` as UTF-8;
+    /// returns `false`, appending nothing, where that is `nil`.
+    public static func formatUTC(microseconds: Int64, precision: Precision = .seconds, into bytes: inout [UInt8])
+        -> Bool
+    {
+        guard microseconds > 0 else { return false }
+        guard microseconds <= latestFormattableMicroseconds else {
+            bytes.append(contentsOf: unformattable.utf8)
+            return true
+        }
+        appendFields(
+            localSeconds: microseconds / 1_000_000, fraction: microseconds % 1_000_000,
+            precision: precision, to: &bytes)
+        bytes.append(contentsOf: "UTC".utf8)
+        return true
+    }
+
+    /// Appends `Tue 2026-12-01 07:00:00 ` (with `.500000` before the space for `.microseconds`) for a wall clock
+    /// `localSeconds` after 1970-01-01 00:00:00.
+    private static func appendFields(
+        localSeconds: Int64, fraction: Int64, precision: Precision, to bytes: inout [UInt8]
+    ) {
+        let (days, secondOfDay) = CivilTime.floorDivide(Int(localSeconds), 86_400)
+        let (year, month, day) = CivilTime.date(days: days)
+        let weekday = CivilTime.weekday(days: days)
+        bytes.append(weekdayLetters[3 * weekday])
+        bytes.append(weekdayLetters[3 * weekday + 1])
+        bytes.append(weekdayLetters[3 * weekday + 2])
         bytes.append(UInt8(ascii: " "))
-        appendDigits(time.year, width: 4, to: &bytes)
+        if year >= 1000 && year <= 9999 {
+            appendTwoDigits(year / 100, to: &bytes)
+            appendTwoDigits(year % 100, to: &bytes)
+        } else {
+            appendDigits(year, width: 4, to: &bytes)
+        }
         bytes.append(UInt8(ascii: "-"))
-        appendDigits(time.month, width: 2, to: &bytes)
+        appendTwoDigits(month, to: &bytes)
         bytes.append(UInt8(ascii: "-"))
-        appendDigits(time.day, width: 2, to: &bytes)
+        appendTwoDigits(day, to: &bytes)
         bytes.append(UInt8(ascii: " "))
-        appendDigits(time.hour, width: 2, to: &bytes)
+        appendTwoDigits(secondOfDay / 3_600, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
-        appendDigits(time.minute, width: 2, to: &bytes)
+        appendTwoDigits(secondOfDay / 60 % 60, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
-        appendDigits(time.second, width: 2, to: &bytes)
+        appendTwoDigits(secondOfDay % 60, to: &bytes)
         if precision == .microseconds {
             bytes.append(UInt8(ascii: "."))
             appendDigits(Int(fraction), width: 6, to: &bytes)
         }
         bytes.append(UInt8(ascii: " "))
-        bytes.append(contentsOf: (zoneName ?? time.abbreviation).utf8)
-        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `value` (0...99) as two digits.
+    @inline(__always)
+    private static func appendTwoDigits(_ value: Int, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(truncatingIfNeeded: 48 + value / 10))
+        bytes.append(UInt8(truncatingIfNeeded: 48 + value % 10))
     }
 
     /// Appends `value` in decimal, zero-padded to at least `width` digits.
     private static func appendDigits(_ value: Int, width: Int, to bytes: inout [UInt8]) {
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = value < 0 ? -value : value
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        appendDigits(value.magnitude, width: width, to: &bytes)
+    }
+
+    /// Appends `value` in decimal, zero-padded to at least `width` digits.
+    private static func appendDigits(_ value: UInt, width: Int = 1, to bytes: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var count = 0
+        var rest = value
         withUnsafeMutableBytes(of: &digits) { buffer in
             repeat {
                 buffer[count] = UInt8(ascii: "0") + UInt8(rest % 10)
                 rest /= 10
                 count += 1
-            } while rest > 0 && count < buffer.count
+            } while rest > 0
             for _ in count..<max(width, count) { bytes.append(UInt8(ascii: "0")) }
             for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
         }
@@ -88,7 +146,12 @@ extension Timestamp {
 
     /// The instant in ISO 8601 in UTC: `2026-12-01T06:00:00Z`, with six fractional digits as `fraction` says.
     public static func iso8601(_ date: Date, fraction: FractionDigits = .whenNonZero) -> String {
-        let (seconds, micro) = CivilTime.floorDivide(Int(date.epochMicroseconds), 1_000_000)
+        iso8601(microseconds: date.epochMicroseconds, fraction: fraction)
+    }
+
+    /// `iso8601(_:fraction:)` of the instant `microseconds` after the epoch.
+    public static func iso8601(microseconds: Int64, fraction: FractionDigits = .whenNonZero) -> String {
+        let (seconds, micro) = CivilTime.floorDivide(Int(microseconds), 1_000_000)
         let (days, secondOfDay) = CivilTime.floorDivide(seconds, 86_400)
         let (year, month, day) = CivilTime.date(days: days)
         var bytes: [UInt8] = []
@@ -112,7 +175,8 @@ extension Timestamp {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static let weekdayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    /// `SunMonTue…`: the weekday names of `tm_wday` 0...6, three letters each.
+    private static let weekdayLetters = Array("SunMonTueWedThuFriSat".utf8)
 }
 
 extension Timestamp {
@@ -125,50 +189,77 @@ extension Timestamp {
     /// `5h 59min`), and every value is truncated, never rounded. Months are 30.44 days and years 365.25 days.
     /// systemd prints nothing for an instant at or before the epoch; this still describes it.
     public static func relativeDescription(of instant: Date, now: Date) -> String {
-        let target = instant.epochMicroseconds
-        let reference = now.epochMicroseconds
-        // The wrapping difference read as unsigned is exact: both lie within Int64.
-        let (distance, suffix) =
-            reference > target
-            ? (UInt64(bitPattern: reference &- target), "ago") : (UInt64(bitPattern: target &- reference), "left")
-        guard let amount = relativeAmount(distance) else { return "now" }
-        return "\(amount) \(suffix)"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        relativeDescription(ofMicroseconds: instant.epochMicroseconds, now: now.epochMicroseconds, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The words for a distance in microseconds, without "left" or "ago"; `nil` for zero.
-    private static func relativeAmount(_ distance: UInt64) -> String? {
-        func count(_ value: UInt64, _ singular: String) -> String {
-            "\(value) \(singular)\(value == 1 ? "" : "s")"
+    /// Appends `relativeDescription(of:now:)` of two instants in microseconds since the epoch to `bytes` as UTF-8.
+    public static func relativeDescription(
+        ofMicroseconds target: Int64, now reference: Int64, into bytes: inout [UInt8]
+    ) {
+        // The wrapping difference read as unsigned is exact: both lie within Int64.
+        let ago = reference > target
+        let distance = ago ? UInt64(bitPattern: reference &- target) : UInt64(bitPattern: target &- reference)
+        guard appendRelativeAmount(distance, to: &bytes) else {
+            bytes.append(contentsOf: "now".utf8)
+            return
+        }
+        bytes.append(contentsOf: ago ? " ago".utf8 : " left".utf8)
+    }
+
+    /// Appends the words for a distance in microseconds, without "left" or "ago"; `false` (nothing appended) for
+    /// zero.
+    private static func appendRelativeAmount(_ distance: UInt64, to bytes: inout [UInt8]) -> Bool {
+        func number(_ value: UInt64, _ unit: StaticString) {
+            appendDigits(UInt(value), to: &bytes)
+            unit.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        }
+        func count(_ value: UInt64, _ singular: StaticString) {
+            number(value, " ")
+            singular.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            if value != 1 { bytes.append(UInt8(ascii: "s")) }
         }
         let (second, minute, hour, day) = (Timespan.second, Timespan.minute, Timespan.hour, Timespan.day)
         let (week, month, year) = (Timespan.week, Timespan.month, Timespan.year)
         switch distance {
         case year...:
-            return count(distance / year, "year") + " " + count(distance % year / month, "month")
+            count(distance / year, "year")
+            bytes.append(UInt8(ascii: " "))
+            count(distance % year / month, "month")
         case month...:
-            return count(distance / month, "month") + " " + count(distance % month / day, "day")
+            count(distance / month, "month")
+            bytes.append(UInt8(ascii: " "))
+            count(distance % month / day, "day")
         case week...:
-            return count(distance / week, "week") + " " + count(distance % week / day, "day")
+            count(distance / week, "week")
+            bytes.append(UInt8(ascii: " "))
+            count(distance % week / day, "day")
         case (2 * day)...:
-            return count(distance / day, "day")
+            count(distance / day, "day")
         case (25 * hour)...:
-            return "1 day \((distance - day) / hour)h"
+            number(1, " day ")
+            number((distance - day) / hour, "h")
         case (6 * hour)...:
-            return "\(distance / hour)h"
+            number(distance / hour, "h")
         case hour...:
-            return "\(distance / hour)h \(distance % hour / minute)min"
+            number(distance / hour, "h ")
+            number(distance % hour / minute, "min")
         case (5 * minute)...:
-            return "\(distance / minute)min"
+            number(distance / minute, "min")
         case minute...:
-            return "\(distance / minute)min \(distance % minute / second)s"
+            number(distance / minute, "min ")
+            number(distance % minute / second, "s")
         case second...:
-            return "\(distance / second)s"
+            number(distance / second, "s")
         case Timespan.millisecond...:
-            return "\(distance / Timespan.millisecond)ms"
+            number(distance / Timespan.millisecond, "ms")
         case 1...:
-            return "\(distance)us"
+            number(distance, "us")
         default:
-            return nil
+            return false
         }
+        return true
     }
 }
