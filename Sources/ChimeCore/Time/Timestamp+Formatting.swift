@@ -55,11 +55,18 @@ extension Timestamp {
             return true
         }
         let seconds = microseconds / 1_000_000
-        let type = zone.types[zone.typeIndex(at: seconds)]
-        appendFields(
-            localSeconds: seconds + Int64(type.utcOffset), fraction: microseconds % 1_000_000,
-            precision: precision, to: &bytes)
-        bytes.append(contentsOf: type.abbreviation.utf8)
+        let type = zone.typeIndex(at: seconds)
+        var text = fields(
+            localSeconds: seconds + Int64(zone.types[type].utcOffset), fraction: microseconds % 1_000_000,
+            precision: precision)
+        let abbreviation = zone.types[type].abbreviation
+        if abbreviation.utf8.count <= ASCIIScratch.capacity - text.count {
+            text.append(abbreviation)
+            text.write(to: &bytes)
+        } else {
+            text.write(to: &bytes)
+            bytes.append(contentsOf: abbreviation.utf8)
+        }
         return true
     }
 
@@ -73,75 +80,47 @@ extension Timestamp {
             bytes.append(contentsOf: unformattable.utf8)
             return true
         }
-        appendFields(
-            localSeconds: microseconds / 1_000_000, fraction: microseconds % 1_000_000,
-            precision: precision, to: &bytes)
-        bytes.append(contentsOf: "UTC".utf8)
+        var text = fields(
+            localSeconds: microseconds / 1_000_000, fraction: microseconds % 1_000_000, precision: precision)
+        text.append("UTC")
+        text.write(to: &bytes)
         return true
     }
 
-    /// Appends `Tue 2026-12-01 07:00:00 ` (with `.500000` before the space for `.microseconds`) for a wall clock
+    /// `Tue 2026-12-01 07:00:00 ` (with `.500000` before the space for `.microseconds`) for a wall clock
     /// `localSeconds` after 1970-01-01 00:00:00.
-    private static func appendFields(
-        localSeconds: Int64, fraction: Int64, precision: Precision, to bytes: inout [UInt8]
-    ) {
+    @inline(__always)
+    private static func fields(localSeconds: Int64, fraction: Int64, precision: Precision) -> ASCIIScratch {
         let (days, secondOfDay) = CivilTime.floorDivide(Int(localSeconds), 86_400)
         let (year, month, day) = CivilTime.date(days: days)
         let weekday = CivilTime.weekday(days: days)
-        bytes.append(weekdayLetters[3 * weekday])
-        bytes.append(weekdayLetters[3 * weekday + 1])
-        bytes.append(weekdayLetters[3 * weekday + 2])
-        bytes.append(UInt8(ascii: " "))
+        var text = ASCIIScratch()
+        text.append(weekdayLetters[3 * weekday])
+        text.append(weekdayLetters[3 * weekday + 1])
+        text.append(weekdayLetters[3 * weekday + 2])
+        text.append(UInt8(ascii: " "))
         if year >= 1000 && year <= 9999 {
-            appendTwoDigits(year / 100, to: &bytes)
-            appendTwoDigits(year % 100, to: &bytes)
+            text.appendTwoDigits(year / 100)
+            text.appendTwoDigits(year % 100)
         } else {
-            appendDigits(year, width: 4, to: &bytes)
+            text.appendDigits(year, width: 4)
         }
-        bytes.append(UInt8(ascii: "-"))
-        appendTwoDigits(month, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendTwoDigits(day, to: &bytes)
-        bytes.append(UInt8(ascii: " "))
-        appendTwoDigits(secondOfDay / 3_600, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendTwoDigits(secondOfDay / 60 % 60, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendTwoDigits(secondOfDay % 60, to: &bytes)
+        text.append(UInt8(ascii: "-"))
+        text.appendTwoDigits(month)
+        text.append(UInt8(ascii: "-"))
+        text.appendTwoDigits(day)
+        text.append(UInt8(ascii: " "))
+        text.appendTwoDigits(secondOfDay / 3_600)
+        text.append(UInt8(ascii: ":"))
+        text.appendTwoDigits(secondOfDay / 60 % 60)
+        text.append(UInt8(ascii: ":"))
+        text.appendTwoDigits(secondOfDay % 60)
         if precision == .microseconds {
-            bytes.append(UInt8(ascii: "."))
-            appendDigits(Int(fraction), width: 6, to: &bytes)
+            text.append(UInt8(ascii: "."))
+            text.appendDigits(Int(fraction), width: 6)
         }
-        bytes.append(UInt8(ascii: " "))
-    }
-
-    /// Appends `value` (0...99) as two digits.
-    @inline(__always)
-    private static func appendTwoDigits(_ value: Int, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(truncatingIfNeeded: 48 + value / 10))
-        bytes.append(UInt8(truncatingIfNeeded: 48 + value % 10))
-    }
-
-    /// Appends `value` in decimal, zero-padded to at least `width` digits.
-    private static func appendDigits(_ value: Int, width: Int, to bytes: inout [UInt8]) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        appendDigits(value.magnitude, width: width, to: &bytes)
-    }
-
-    /// Appends `value` in decimal, zero-padded to at least `width` digits.
-    private static func appendDigits(_ value: UInt, width: Int = 1, to bytes: inout [UInt8]) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            for _ in count..<max(width, count) { bytes.append(UInt8(ascii: "0")) }
-            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
-        }
+        text.append(UInt8(ascii: " "))
+        return text
     }
 
     /// The instant in ISO 8601 in UTC: `2026-12-01T06:00:00Z`, with six fractional digits as `fraction` says.
@@ -154,25 +133,24 @@ extension Timestamp {
         let (seconds, micro) = CivilTime.floorDivide(Int(microseconds), 1_000_000)
         let (days, secondOfDay) = CivilTime.floorDivide(seconds, 86_400)
         let (year, month, day) = CivilTime.date(days: days)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(28)
-        appendDigits(year, width: 4, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendDigits(month, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendDigits(day, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "T"))
-        appendDigits(secondOfDay / 3_600, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendDigits(secondOfDay / 60 % 60, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendDigits(secondOfDay % 60, width: 2, to: &bytes)
+        var text = ASCIIScratch()
+        text.appendDigits(year, width: 4)
+        text.append(UInt8(ascii: "-"))
+        text.appendTwoDigits(month)
+        text.append(UInt8(ascii: "-"))
+        text.appendTwoDigits(day)
+        text.append(UInt8(ascii: "T"))
+        text.appendTwoDigits(secondOfDay / 3_600)
+        text.append(UInt8(ascii: ":"))
+        text.appendTwoDigits(secondOfDay / 60 % 60)
+        text.append(UInt8(ascii: ":"))
+        text.appendTwoDigits(secondOfDay % 60)
         if fraction == .microseconds || micro != 0 {
-            bytes.append(UInt8(ascii: "."))
-            appendDigits(micro, width: 6, to: &bytes)
+            text.append(UInt8(ascii: "."))
+            text.appendDigits(micro, width: 6)
         }
-        bytes.append(UInt8(ascii: "Z"))
-        return String(decoding: bytes, as: UTF8.self)
+        text.append(UInt8(ascii: "Z"))
+        return text.string
     }
 
     /// `SunMonTue…`: the weekday names of `tm_wday` 0...6, three letters each.
@@ -202,39 +180,42 @@ extension Timestamp {
         // The wrapping difference read as unsigned is exact: both lie within Int64.
         let ago = reference > target
         let distance = ago ? UInt64(bitPattern: reference &- target) : UInt64(bitPattern: target &- reference)
-        guard appendRelativeAmount(distance, to: &bytes) else {
-            bytes.append(contentsOf: "now".utf8)
-            return
+        var text = ASCIIScratch()
+        if appendRelativeAmount(distance, to: &text) {
+            text.append(ago ? " ago" : " left")
+        } else {
+            text.append("now")
         }
-        bytes.append(contentsOf: ago ? " ago".utf8 : " left".utf8)
+        text.write(to: &bytes)
     }
 
     /// Appends the words for a distance in microseconds, without "left" or "ago"; `false` (nothing appended) for
     /// zero.
-    private static func appendRelativeAmount(_ distance: UInt64, to bytes: inout [UInt8]) -> Bool {
+    private static func appendRelativeAmount(_ distance: UInt64, to text: inout ASCIIScratch) -> Bool {
         func number(_ value: UInt64, _ unit: StaticString) {
-            appendDigits(UInt(value), to: &bytes)
-            unit.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            text.appendDigits(value)
+            text.append(unit)
         }
         func count(_ value: UInt64, _ singular: StaticString) {
-            number(value, " ")
-            singular.withUTF8Buffer { bytes.append(contentsOf: $0) }
-            if value != 1 { bytes.append(UInt8(ascii: "s")) }
+            text.appendDigits(value)
+            text.append(UInt8(ascii: " "))
+            text.append(singular)
+            if value != 1 { text.append(UInt8(ascii: "s")) }
         }
         let (second, minute, hour, day) = (Timespan.second, Timespan.minute, Timespan.hour, Timespan.day)
         let (week, month, year) = (Timespan.week, Timespan.month, Timespan.year)
         switch distance {
         case year...:
             count(distance / year, "year")
-            bytes.append(UInt8(ascii: " "))
+            text.append(UInt8(ascii: " "))
             count(distance % year / month, "month")
         case month...:
             count(distance / month, "month")
-            bytes.append(UInt8(ascii: " "))
+            text.append(UInt8(ascii: " "))
             count(distance % month / day, "day")
         case week...:
             count(distance / week, "week")
-            bytes.append(UInt8(ascii: " "))
+            text.append(UInt8(ascii: " "))
             count(distance % week / day, "day")
         case (2 * day)...:
             count(distance / day, "day")
