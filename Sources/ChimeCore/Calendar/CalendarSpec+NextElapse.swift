@@ -51,6 +51,8 @@ struct ElapseSearch {
 
     let spec: CalendarSpec
     let zone: ZoneRules
+    /// The zone's only UTC offset, if it never changes.
+    let fixedOffset: Int?
     let requestedDST: Int
     var offsetHint = 0
 
@@ -60,6 +62,7 @@ struct ElapseSearch {
     init(spec: CalendarSpec, zone: ZoneRules, requestedDST: Int) {
         self.spec = spec
         self.zone = zone
+        self.fixedOffset = zone.isFixedOffset ? zone.utcOffset(at: 0) : nil
         self.requestedDST = requestedDST
     }
 
@@ -242,13 +245,14 @@ struct ElapseSearch {
         if time.year > CalendarSpec.maximumYear { return -1 }
         // Fields in range, far from any transition, read with the remembered offset: normalising would change
         // nothing (and leave the remembered offset as it is).
-        if time.isInRange,
-            zone.isFixedOffset
-                || zone.uniqueInstant(
-                    forLocal: time.localSeconds, offset: offsetHint, isDST: time.isDST) != nil
-        {
-            if zone.isFixedOffset { offsetHint = zone.utcOffset(at: 0) }
-            return 1
+        if time.isInRange {
+            if let fixedOffset {
+                offsetHint = fixedOffset
+                return 1
+            }
+            if zone.uniqueInstant(forLocal: time.localSeconds, offset: offsetHint, isDST: time.isDST) != nil {
+                return 1
+            }
         }
         var t = time
         _ = normalize(&t)
@@ -293,6 +297,24 @@ struct ElapseSearch {
         var t = time
         t.month += 1
         t.day = 1 - fromEnd
+        // Where normalising would only carry the fields over (as in `ZoneRules.makeTime`), the day is plain
+        // calendar arithmetic; the remembered offset is updated as normalising would. (Within a month of the end,
+        // the normalised date cannot land in another year's month of the same number.)
+        if fromEnd >= -1 && fromEnd <= 31 && time.month >= 1 && time.month <= 12 && time.hour >= 0 && time.hour < 24
+            && time.minute >= 0
+            && time.minute < 60 && time.second >= 0 && time.second < 60
+        {
+            let length = CivilTime.daysInMonth(year: time.year, month: time.month)
+            let day = length + 1 - fromEnd
+            let result = day >= 1 && day <= length ? day : -1
+            if let fixedOffset {
+                offsetHint = fixedOffset
+                return result
+            }
+            if zone.uniqueInstant(forLocal: t.localSeconds, offset: offsetHint, isDST: t.isDST) != nil {
+                return result
+            }
+        }
         _ = normalize(&t)
         return t.month == time.month ? t.day : -1
     }
