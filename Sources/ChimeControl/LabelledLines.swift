@@ -41,6 +41,9 @@ struct LabelledLineWriter {
         pending.reserveCapacity(Self.chunkSize + 1_024)
     }
 
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: labelWidth)
+    private static let zeros = [UInt8](repeating: UInt8(ascii: "0"), count: 20)
+
     /// How many bytes gather before they go to the stream.
     private static let chunkSize = 32_768
 
@@ -66,11 +69,9 @@ struct LabelledLineWriter {
             power &*= 10
         }
         let width = prefix.count + digits + 1
-        if width < Self.labelWidth {
-            pending.append(contentsOf: repeatElement(UInt8(ascii: " "), count: Self.labelWidth - width))
-        }
+        if width < Self.labelWidth { pending.append(contentsOf: Self.spaces[width...]) }
         pending.append(contentsOf: prefix)
-        pending.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+        pending.append(contentsOf: Self.zeros[..<digits])
         var rest = number
         var index = pending.count - 1
         while rest > 0 {

@@ -21,9 +21,15 @@ struct ASCIIScratch {
         text.withUTF8Buffer { for byte in $0 { append(byte) } }
     }
 
-    /// Appends the UTF-8 of `text`.
-    mutating func append(_ text: String) {
-        for byte in text.utf8 { append(byte) }
+    /// Appends bytes that fit (at most `capacity - count`).
+    @inline(__always)
+    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(bytes.count <= Self.capacity - count, "ASCIIScratch overflow")
+        let start = count
+        withUnsafeMutableBytes(of: &storage) { buffer in
+            for (offset, byte) in bytes.enumerated() { buffer[start + offset] = byte }
+        }
+        count += bytes.count
     }
 
     /// Appends `value` (0...99) as two digits.

@@ -59,13 +59,14 @@ extension Timestamp {
         var text = fields(
             localSeconds: seconds + Int64(zone.types[type].utcOffset), fraction: microseconds % 1_000_000,
             precision: precision)
-        let abbreviation = zone.types[type].abbreviation
-        if abbreviation.utf8.count <= ASCIIScratch.capacity - text.count {
-            text.append(abbreviation)
-            text.write(to: &bytes)
-        } else {
-            text.write(to: &bytes)
-            bytes.append(contentsOf: abbreviation.utf8)
+        zone.abbreviationBytes[type].withUnsafeBufferPointer { abbreviation in
+            if abbreviation.count <= ASCIIScratch.capacity - text.count {
+                text.append(contentsOf: abbreviation)
+                text.write(to: &bytes)
+            } else {
+                text.write(to: &bytes)
+                bytes.append(contentsOf: abbreviation)
+            }
         }
         return true
     }

@@ -12,6 +12,9 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         var abbreviation: String
     }
 
+    /// The abbreviation of each of `types` as UTF-8, ready to copy into formatted timestamps.
+    let abbreviationBytes: [[UInt8]]
+
     /// The name this zone was loaded by (`Europe/Berlin`, `UTC`, or a POSIX TZ string).
     public let name: String
     /// Instants (seconds since the epoch) at which the local time type changes, ascending.
@@ -54,6 +57,7 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         self.initialType = initialType
         self.standardAbbreviation = standardAbbreviation
         self.daylightAbbreviation = daylightAbbreviation
+        abbreviationBytes = types.map { Array($0.abbreviation.utf8) }
         // From 1900 on: some files start with a "big bang" transition billions of years back.
         lookupBase = max(transitions.first ?? 0, -2_208_988_800)
         var starts: [Int32] = []
