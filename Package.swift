@@ -38,6 +38,10 @@ let package = Package(
             resources: [.copy("Snapshots")]
         ),
         .testTarget(
+            name: "ChimeSystemdTests",
+            dependencies: ["ChimeSystemd", "ChimeDaemon", "ChimeTestSupport"]
+        ),
+        .testTarget(
             name: "IntegrationTests",
             dependencies: ["ChimeCore", "ChimeTestSupport"]
         ),
