@@ -25,6 +25,8 @@ let package = Package(
         .target(name: "ChimeControl", dependencies: ["ChimeCore", "ChimeDaemon"]),
         .executableTarget(name: "chimed", dependencies: ["ChimeDaemon"]),
         .executableTarget(name: "chimectl", dependencies: ["ChimeControl"]),
+        // Not installed: runs the systemd wrappers in a process of their own for ChimeSystemdTests.
+        .executableTarget(name: "chime-systemd-probe", dependencies: ["ChimeDaemon", "ChimeSystemd"]),
         // Test doubles and fixtures, imported only by tests.
         .target(name: "ChimeTestSupport", dependencies: ["ChimeCore", "ChimeDaemon"]),
         .testTarget(
