@@ -8,6 +8,7 @@ let usage = """
     Usage: chime-systemd-probe send NAME=VALUE...                  send one entry with JournalWriter
            chime-systemd-probe event KIND MESSAGE [NAME=VALUE...]  record one DaemonEvent with JournalEventLog
            chime-systemd-probe journal-available                   print "yes" or "no"
+           chime-systemd-probe watchdog                            print the watchdog interval in µs, or "none"
     """
 
 func fields(_ arguments: some Sequence<String>) -> [(name: String, value: String)] {
@@ -35,6 +36,17 @@ case ("event", 3...):
     JournalEventLog().record(DaemonEvent(kind, arguments[2], fields: fields(arguments.dropFirst(3))))
 case ("journal-available", 1):
     print(JournalWriter.isJournalAvailable ? "yes" : "no")
+case ("watchdog", 1):
+    do {
+        guard let interval = try SystemdNotifier().watchdogInterval() else {
+            print("none")
+            exit(0)
+        }
+        let (seconds, attoseconds) = interval.components
+        print(seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
+    } catch {
+        fail("\(error)", status: 1)
+    }
 default:
     fail(usage, status: 64)
 }
