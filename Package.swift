@@ -19,8 +19,10 @@ let package = Package(
         ),
         // Swift wrappers around libsystemd; the only place that calls it.
         .target(name: "ChimeSystemd", dependencies: ["CSystemd"]),
+        // C helpers for kernel interfaces that Glibc does not export (timerfd).
+        .target(name: "CChimeShims"),
         // Configuration discovery, loading and the daemon's machinery.
-        .target(name: "ChimeDaemon", dependencies: ["ChimeCore", "ChimeSystemd"]),
+        .target(name: "ChimeDaemon", dependencies: ["ChimeCore", "ChimeSystemd", "CChimeShims"]),
         // chimectl's commands, as a library so that tests can run them in-process.
         .target(name: "ChimeControl", dependencies: ["ChimeCore", "ChimeDaemon"]),
         .executableTarget(name: "chimed", dependencies: ["ChimeDaemon"]),
@@ -45,7 +47,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ChimeCore", "ChimeTestSupport"]
+            dependencies: ["ChimeCore", "ChimeDaemon", "ChimeTestSupport"]
         ),
     ]
 )
