@@ -86,7 +86,7 @@ struct VerifyCommand: Command {
                 if result.isMasked { rows.add(id: file.id, next: "masked", left: "", what: file.path) }
                 continue
             }
-            let what = Self.summary(of: notification.trigger)
+            let what = notification.trigger.summary
             if !notification.isEnabled {
                 rows.add(id: file.id, next: "disabled (Enabled=no)", left: "", what: what)
             } else if fires.isEmpty {
@@ -129,19 +129,6 @@ struct VerifyCommand: Command {
         let id = url.deletingPathExtension().lastPathComponent
         let files = search.files.filter { $0.id == id }
         return .success((files, search.diagnostics.filter { $0.location.file.contains("/\(id).notification") }))
-    }
-
-    /// One line saying what makes the notification fire.
-    static func summary(of trigger: Trigger) -> String {
-        var parts: [String] = []
-        if !trigger.instants.isEmpty {
-            parts.append("At=" + trigger.instants.map { Timestamp.iso8601($0) }.joined(separator: ","))
-        }
-        parts += trigger.calendars.map { "OnCalendar=\($0)" }
-        if let interval = trigger.interval { parts.append("Every=\(interval)") }
-        if let count = trigger.count { parts.append("Count=\(count)") }
-        if let zone = trigger.timeZone { parts.append("TimeZone=\(zone.name)") }
-        return parts.joined(separator: " ")
     }
 
     static func whyNothing(_ trigger: Trigger, base: Date) -> String {

@@ -51,6 +51,8 @@ public final class Scheduler: @unchecked Sendable {
     /// Every occurrence at or before this instant (µs) has been handled.
     private var processedThrough: Int64?
     private var reportedSkips: Set<String> = []
+    /// Runs after each fire has been handled (deliveries made, timer re-armed).
+    public var afterFire: (() -> Void)?
 
     /// - Parameter timer: the one timer; the scheduler installs its handler.
     public init(clock: any WallClock, timer: any WallTimer, dispatcher: any DeliveryDispatching, log: any EventLog) {
@@ -66,6 +68,16 @@ public final class Scheduler: @unchecked Sendable {
 
     /// The instant the timer is armed for.
     public var armedDeadline: Date? { timer.deadline }
+
+    /// The earliest pending occurrence: which notification, when, and the zone to show it in.
+    public var nextUp: (id: String, title: String, date: Date, zone: ZoneRules)? {
+        guard let first = queue.first else { return nil }
+        let notification = entries[first.entry].notification
+        return (
+            notification.id, notification.title, Date(epochMicroseconds: first.fireTime),
+            notification.trigger.timeZone ?? systemZone
+        )
+    }
 
     /// Replaces the whole schedule with `loaded` and re-arms.
     ///
@@ -120,6 +132,7 @@ public final class Scheduler: @unchecked Sendable {
         }
         processedThrough = max(processedThrough ?? now, now)
         rearm()
+        afterFire?()
     }
 
     /// The wall clock was set (NTP step, manual change, resume): occurrences jumped over count as missed; after
