@@ -120,8 +120,8 @@ public final class Daemon: @unchecked Sendable {
                     .configError, "Loading the schedule failed: \(error.message); keeping the previous schedule.",
                     fields: [("CHIME_ERROR", error.message)]))
         }
+        refreshSnapshot(waiting: true)
         notify("READY=1\nSTATUS=\(statusText())")
-        refreshSnapshot()
         if rebuildPending {
             rebuildPending = false
             rebuild(reason: "coalesced requests")
@@ -162,13 +162,13 @@ public final class Daemon: @unchecked Sendable {
         refreshSnapshot()
     }
 
-    private func refreshSnapshot() {
+    private func refreshSnapshot(waiting: Bool = false) {
         let status = scheduler.status()
         let facts = SnapshotWriter.Facts(
             pid: getpid(), instance: options.instance, lastRebuild: lastRebuild, rebuilds: rebuildCount,
             lastError: lastError, configDirectories: options.configDirectories, problems: problems,
             defaultBackends: options.defaultBackends)
-        snapshot.write(status: status, facts: facts, now: clock.now())
+        snapshot.write(status: status, facts: facts, now: clock.now(), waiting: waiting)
     }
 
     private func notify(_ state: String) {

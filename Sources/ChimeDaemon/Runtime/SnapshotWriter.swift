@@ -28,28 +28,35 @@ final class SnapshotWriter: @unchecked Sendable {
         self.path = path
     }
 
-    func write(status: Scheduler.Status, facts: Facts, now: Date) {
+    /// Writes the snapshot; `waiting` returns only once it is on disk (after a rebuild, before `READY=1`, so that
+    /// `chimectl list` right after `systemctl start` sees it), otherwise the write happens in the background.
+    func write(status: Scheduler.Status, facts: Facts, now: Date, waiting: Bool = false) {
         let wasIdle = lock.withLock {
             let idle = pending == nil
             pending = (status, facts, now)
             return idle
         }
-        guard wasIdle else { return }
-        queue.async { [self] in
-            guard
-                let (status, facts, now) = lock.withLock({ () -> (Scheduler.Status, Facts, Date)? in
-                    defer { pending = nil }
-                    return pending
-                })
-            else { return }
-            let text = Self.json(status: status, facts: facts, now: now).serialized + "\n"
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                try AtomicFile.write(text, to: path)
-            } catch {
-                FileHandle.standardError.write(Data("chimed: cannot write \(path): \(error)\n".utf8))
-            }
+        if waiting {
+            queue.sync { writePending() }
+        } else if wasIdle {
+            queue.async { [self] in writePending() }
+        }
+    }
+
+    private func writePending() {
+        guard
+            let (status, facts, now) = lock.withLock({ () -> (Scheduler.Status, Facts, Date)? in
+                defer { pending = nil }
+                return pending
+            })
+        else { return }
+        let text = Self.json(status: status, facts: facts, now: now).serialized + "\n"
+        do {
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try AtomicFile.write(text, to: path)
+        } catch {
+            FileHandle.standardError.write(Data("chimed: cannot write \(path): \(error)\n".utf8))
         }
     }
 
