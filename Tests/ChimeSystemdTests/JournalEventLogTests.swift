@@ -85,11 +85,13 @@ import Testing
         let log = recorder.log(standardErrorIsJournal: true)
         recorder.failSends(with: Self.refused)
         log.record(DaemonEvent(.configError, "bad.notification:3: no Title="))
+        log.record(DaemonEvent(.configError, "odd.notification:5: unknown key Colour=", priority: 4))
         log.record(DaemonEvent(.delivered, "Delivered standup"))
         #expect(
             recorder.lines == [
                 "<4>Failed to write to the journal (sd_journal_sendv: Connection refused), writing events here instead",
-                "<3>bad.notification:3: no Title=", "<6>Delivered standup",
+                "<3>bad.notification:3: no Title=", "<4>odd.notification:5: unknown key Colour=",
+                "<6>Delivered standup",
             ])
     }
 }

@@ -43,13 +43,13 @@ public struct JournalEventLog: EventLog {
             try send(event.journalFields + [("SYSLOG_IDENTIFIER", identifier)])
             outage.end()
             if !standardErrorIsJournal {
-                writeLine(line(event.message, priority: event.kind.priority))
+                writeLine(line(event.message, priority: event.priority))
             }
         } catch {
             if outage.begin() {
                 writeLine(line("Failed to write to the journal (\(error)), writing events here instead", priority: 4))
             }
-            writeLine(line(event.message, priority: event.kind.priority))
+            writeLine(line(event.message, priority: event.priority))
         }
     }
 
