@@ -39,7 +39,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ChimeCore", "ChimeTestSupport"]
+            dependencies: ["ChimeCore", "ChimeDaemon", "ChimeTestSupport"]
         ),
     ]
 )
