@@ -42,9 +42,13 @@ release: deps-build
 e2e-binary: deps-build
 	$(SWIFT) build -c release --static-swift-stdlib --product chimed $(SWIFT_FLAGS)
 
+# The daemon in the foreground on the example configuration; deliveries appear as JSON lines on stdout.
+RUN_DIR = .build/chime-run
 run: build
-	@echo "chimectl verify config/ — the notifications of the example configuration and when they fire next:"
-	$(SWIFT) run --skip-build chimectl verify config/
+	@.build/debug/chimed --check --config-dir=config
+	@echo "Starting chimed in the foreground (Ctrl-C stops it; 'kill -HUP' reloads):"
+	exec .build/debug/chimed --config-dir=config --runtime-dir=$(RUN_DIR)/runtime --state-dir=$(RUN_DIR)/state \
+		--deliver=stdout
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests

@@ -33,6 +33,10 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "ChimeDaemonTests",
+            dependencies: ["ChimeDaemon", "ChimeCore", "ChimeTestSupport"]
+        ),
+        .testTarget(
             name: "ChimeControlTests",
             dependencies: ["ChimeControl", "ChimeCore", "ChimeTestSupport"],
             resources: [.copy("Snapshots")]

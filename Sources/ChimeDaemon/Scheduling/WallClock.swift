@@ -16,7 +16,9 @@ public struct SystemWallClock: WallClock {
 ///
 /// The scheduler arms exactly one of these for the earliest due occurrence.
 public protocol WallTimer: AnyObject, Sendable {
-    /// Arms the timer for `deadline`, replacing any earlier arming; `handler` runs when it fires.
+    /// Sets what runs when the timer fires.
+    func setHandler(_ handler: @escaping @Sendable () -> Void)
+    /// Arms the timer for `deadline`, replacing any earlier arming.
     func arm(at deadline: Date)
     /// Disarms the timer.
     func cancel()
