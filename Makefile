@@ -48,7 +48,7 @@ run: build
 	@.build/debug/chimed --check --config-dir=config
 	@echo "Starting chimed in the foreground (Ctrl-C stops it; 'kill -HUP' reloads):"
 	exec .build/debug/chimed --config-dir=config --runtime-dir=$(RUN_DIR)/runtime --state-dir=$(RUN_DIR)/state \
-		--deliver=stdout
+		--deliver=journal,stdout
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests

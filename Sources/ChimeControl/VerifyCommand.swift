@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimeDaemon
 import Foundation
 
 /// `chimectl verify`: checks notification files the way `systemd-analyze verify` checks units, and lists when
@@ -61,7 +62,7 @@ struct VerifyCommand: Command {
             }
         }
         if !directories.isEmpty {
-            let search = NotificationSearch(searching: directories)
+            let search = NotificationSearch(searching: directories, probe: PosixFileKindProbe())
             found += search.files
             problems += search.diagnostics
         }
@@ -133,7 +134,7 @@ struct VerifyCommand: Command {
             return .failure("not a notification file (expected NAME.notification)")
         }
         let directory = (operand as NSString).deletingLastPathComponent
-        let search = NotificationSearch(searching: [directory.isEmpty ? "." : directory])
+        let search = NotificationSearch(searching: [directory.isEmpty ? "." : directory], probe: PosixFileKindProbe())
         let id = url.deletingPathExtension().lastPathComponent
         let files = search.files.filter { $0.id == id }
         return .success((files, search.diagnostics.filter { $0.location.file.contains("/\(id).notification") }))
