@@ -1,3 +1,5 @@
+import ChimeCore
+
 /// One `chimectl` verb.
 protocol Command: Sendable {
     static var name: String { get }

@@ -94,5 +94,7 @@ public struct CommandContext: Sendable {
 public enum ExitCode: Int32, Sendable {
     case success = 0
     case failure = 1
+    /// `status` of an instance that is not running (as `systemctl status`).
+    case notRunning = 3
     case usage = 64
 }

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimeDaemon
 import Foundation
 
 /// `chimectl verify`: checks notification files the way `systemd-analyze verify` checks units, and lists when
@@ -26,24 +27,20 @@ struct VerifyCommand: Command {
 
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         guard !arguments.operands.isEmpty else { throw UsageError("expected notification files or directories") }
-        var iterations = 1
-        if let text = arguments.value("iterations") {
-            guard let value = Int(text), value >= 0 else { throw UsageError("invalid --iterations '\(text)'") }
-            iterations = value
-        }
-        var base = context.now
-        if let text = arguments.value("base-time") {
-            do {
-                base = try Timestamp.parse(text, now: context.now, localZone: context.localZone, zones: context.zones)
-            } catch {
-                throw UsageError("invalid --base-time '\(text)': \(error)")
-            }
-        }
+        let iterations = try arguments.iterations()
+        let base = try arguments.baseTime(in: context)
 
         var found: [NotificationFile] = []
         var problems: [UnitFileDiagnostic] = []
         var status = ExitCode.success
+        // Directories form one search path, earlier winning, as chimed reads them; files stand alone.
+        var directories: [String] = []
         for operand in arguments.operands {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: operand, isDirectory: &isDirectory), isDirectory.boolValue {
+                directories.append(operand)
+                continue
+            }
             switch Self.collect(operand) {
             case .success(let (files, diagnostics)):
                 found += files
@@ -52,6 +49,11 @@ struct VerifyCommand: Command {
                 context.errors.line("\(operand): \(message)")
                 status = .failure
             }
+        }
+        if !directories.isEmpty {
+            let search = NotificationSearch(searching: directories, probe: PosixFileKindProbe())
+            found += search.files
+            problems += search.diagnostics
         }
         for problem in problems { context.errors.line(problem.description) }
         if problems.contains(where: { $0.severity == .error }) { status = .failure }
@@ -86,7 +88,7 @@ struct VerifyCommand: Command {
                 if result.isMasked { rows.add(id: file.id, next: "masked", left: "", what: file.path) }
                 continue
             }
-            let what = Self.summary(of: notification.trigger)
+            let what = notification.trigger.summary
             if !notification.isEnabled {
                 rows.add(id: file.id, next: "disabled (Enabled=no)", left: "", what: what)
             } else if fires.isEmpty {
@@ -111,37 +113,20 @@ struct VerifyCommand: Command {
         case failure(String)
     }
 
-    /// The notifications named by an operand: a directory's, or one file's (with its drop-ins).
+    /// The notification named by a file operand, with its drop-ins.
     static func collect(_ operand: String) -> Collected {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: operand, isDirectory: &isDirectory) else {
+        guard FileManager.default.fileExists(atPath: operand) else {
             return .failure("No such file or directory")
-        }
-        if isDirectory.boolValue {
-            let search = NotificationSearch(searching: [operand])
-            return .success((search.files, search.diagnostics))
         }
         let url = URL(fileURLWithPath: operand)
         guard url.pathExtension == "notification" else {
             return .failure("not a notification file (expected NAME.notification)")
         }
-        let search = NotificationSearch(searching: [url.deletingLastPathComponent().path])
+        let directory = (operand as NSString).deletingLastPathComponent
+        let search = NotificationSearch(searching: [directory.isEmpty ? "." : directory], probe: PosixFileKindProbe())
         let id = url.deletingPathExtension().lastPathComponent
         let files = search.files.filter { $0.id == id }
         return .success((files, search.diagnostics.filter { $0.location.file.contains("/\(id).notification") }))
-    }
-
-    /// One line saying what makes the notification fire.
-    static func summary(of trigger: Trigger) -> String {
-        var parts: [String] = []
-        if !trigger.instants.isEmpty {
-            parts.append("At=" + trigger.instants.map { Timestamp.iso8601($0) }.joined(separator: ","))
-        }
-        parts += trigger.calendars.map { "OnCalendar=\($0)" }
-        if let interval = trigger.interval { parts.append("Every=\(interval)") }
-        if let count = trigger.count { parts.append("Count=\(count)") }
-        if let zone = trigger.timeZone { parts.append("TimeZone=\(zone.name)") }
-        return parts.joined(separator: " ")
     }
 
     static func whyNothing(_ trigger: Trigger, base: Date) -> String {
@@ -171,7 +156,7 @@ struct ScheduleTable {
         return rows.map { row in
             row.enumerated().map { index, cell in
                 index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
+            }.joined(separator: "  ").replacingOccurrences(of: " +$", with: "", options: .regularExpression) + "\n"
         }.joined()
     }
 }

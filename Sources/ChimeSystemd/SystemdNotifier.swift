@@ -21,4 +21,17 @@ public struct SystemdNotifier: Sendable {
         try SystemdError.check(result, call: "sd_notify")
         return result > 0
     }
+
+    /// The interval within which the service manager expects `WATCHDOG=1`, or `nil` when it expects none.
+    ///
+    /// Wraps `sd_watchdog_enabled(3)`, which reads `WATCHDOG_USEC` and `WATCHDOG_PID` (set by systemd for
+    /// `WatchdogSec=`) and leaves them in the environment: a `WATCHDOG_PID` naming another process means none. Send
+    /// `WATCHDOG=1` at about half the interval.
+    /// - Throws: `SystemdError` (`EINVAL`) when the variables do not parse or `WATCHDOG_USEC` is 0.
+    public func watchdogInterval() throws(SystemdError) -> Duration? {
+        var microseconds: UInt64 = 0
+        let result = sd_watchdog_enabled(0, &microseconds)
+        try SystemdError.check(result, call: "sd_watchdog_enabled")
+        return result > 0 ? .microseconds(Int64(clamping: microseconds)) : nil
+    }
 }

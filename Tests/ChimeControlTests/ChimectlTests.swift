@@ -115,7 +115,10 @@ import Testing
     }
 
     /// Help texts are part of the interface: any change shows up here and in the snapshot files.
-    @Test(arguments: ["--help", "calendar --help", "timestamp --help", "timespan --help", "verify --help"])
+    @Test(arguments: [
+        "--help", "calendar --help", "timestamp --help", "timespan --help", "verify --help", "list --help",
+        "next --help", "status --help", "reload --help",
+    ])
     func helpSnapshots(invocation: String) throws {
         let run = Self.run(invocation.split(separator: " ").map(String.init))
         #expect(run.status == .success)

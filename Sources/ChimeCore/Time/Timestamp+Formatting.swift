@@ -245,3 +245,31 @@ extension Timestamp {
         return true
     }
 }
+
+extension Timestamp {
+    /// Reads back what `iso8601(_:fraction:)` writes: `2026-12-01T06:00:00Z` or `…:00.250000Z` (UTC only).
+    public static func parseISO8601(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"), bytes[10] == UInt8(ascii: "T") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            guard bytes[range].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+            return Int(String(decoding: bytes[range], as: UTF8.self))
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
+        else { return nil }
+        var micro = 0
+        if bytes.count > 20 {
+            let digits = bytes.count - 21
+            guard bytes[19] == UInt8(ascii: "."), (1...6).contains(digits), let value = number(20..<(bytes.count - 1))
+            else { return nil }
+            micro = value
+            for _ in digits..<6 { micro *= 10 }
+        } else if bytes.count != 20 {
+            return nil
+        }
+        let days = Int64(CivilTime.days(year: year, month: month, day: day))
+        let seconds = days * 86_400 + Int64(hour * 3_600 + minute * 60 + second)
+        return Date(epochMicroseconds: seconds * 1_000_000 + Int64(micro))
+    }
+}

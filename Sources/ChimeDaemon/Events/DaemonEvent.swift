@@ -44,20 +44,23 @@ public struct DaemonEvent: Sendable {
     }
 
     public var kind: Kind
+    /// syslog priority of this entry: the kind's, unless a particular event is milder or graver.
+    public var priority: Int
     /// The human-readable `MESSAGE`.
     public var message: String
     /// Further journal fields (`CHIME_ID`, `CHIME_FIRE_TIME`, …), in order; names are upper case.
     public var fields: [(name: String, value: String)]
 
-    public init(_ kind: Kind, _ message: String, fields: [(name: String, value: String)] = []) {
+    public init(_ kind: Kind, _ message: String, fields: [(name: String, value: String)] = [], priority: Int? = nil) {
         self.kind = kind
+        self.priority = priority ?? kind.priority
         self.message = message
         self.fields = fields
     }
 
     /// All fields of the journal entry: `MESSAGE`, `MESSAGE_ID`, `PRIORITY`, then the event's own.
     public var journalFields: [(name: String, value: String)] {
-        [("MESSAGE", message), ("MESSAGE_ID", kind.messageID), ("PRIORITY", String(kind.priority))] + fields
+        [("MESSAGE", message), ("MESSAGE_ID", kind.messageID), ("PRIORITY", String(priority))] + fields
     }
 }
 
