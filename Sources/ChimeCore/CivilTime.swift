@@ -5,6 +5,7 @@
 public enum CivilTime {
     /// Days since 1970-01-01 of the given proleptic Gregorian date. `month` is 1...12; `day` may lie outside the
     /// month (day 0 is the last day of the previous month), as in `mktime(3)` normalisation.
+    @inline(__always)
     public static func days(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -29,16 +30,19 @@ public enum CivilTime {
     }
 
     /// Day of the week of a day number, 0 = Sunday ... 6 = Saturday (as `tm_wday`).
+    @inline(__always)
     public static func weekday(days: Int) -> Int {
         let w = (days + 4) % 7
         return w < 0 ? w + 7 : w
     }
 
+    @inline(__always)
     public static func isLeapYear(_ year: Int) -> Bool {
         year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
     }
 
     /// Number of days in `month` (1...12) of `year`.
+    @inline(__always)
     public static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: return isLeapYear(year) ? 29 : 28

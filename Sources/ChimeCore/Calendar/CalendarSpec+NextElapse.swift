@@ -241,6 +241,7 @@ struct ElapseSearch {
     /// 1 if `time` survives normalisation unchanged; 0 if normalisation moved it forward (then `time` takes the
     /// normalised value, the unit below the first changed one reset); -1 if it moved backward or left the range
     /// of years systemd computes.
+    @inline(__always)
     private mutating func withinBounds(_ time: inout LocalDateTime.Fields) -> Int {
         if time.year > CalendarSpec.maximumYear { return -1 }
         // Fields in range, far from any transition, read with the remembered offset: normalising would change
@@ -254,6 +255,12 @@ struct ElapseSearch {
                 return 1
             }
         }
+        return withinBoundsNormalizing(&time)
+    }
+
+    /// `withinBounds` where normalising may change something.
+    @inline(never)
+    private mutating func withinBoundsNormalizing(_ time: inout LocalDateTime.Fields) -> Int {
         var t = time
         _ = normalize(&t)
         var order: Int
