@@ -51,8 +51,9 @@ struct ElapseSearch {
 
     let spec: CalendarSpec
     let zone: ZoneRules
-    /// The zone's only UTC offset, if it never changes.
+    /// The zone's only UTC offset, if it never changes, and its DST flag (as `tm_isdst`).
     let fixedOffset: Int?
+    let fixedIsDST: Int
     let requestedDST: Int
     var offsetHint = 0
 
@@ -63,6 +64,7 @@ struct ElapseSearch {
         self.spec = spec
         self.zone = zone
         self.fixedOffset = zone.isFixedOffset ? zone.utcOffset(at: 0) : nil
+        self.fixedIsDST = zone.types[zone.typeIndex(at: 0)].isDST ? 1 : 0
         self.requestedDST = requestedDST
     }
 
@@ -99,7 +101,16 @@ struct ElapseSearch {
 
     @inline(__always)
     private mutating func normalize(_ time: inout LocalDateTime.Fields) -> Int64 {
-        zone.makeTime(&time, offsetHint: &offsetHint).instant
+        // What `ZoneRules.makeTime` does in a zone with one offset for fields in range, without its general setup.
+        if let fixedOffset, time.isInRange {
+            let local = time.localSeconds
+            time.weekday = CivilTime.weekday(days: Int(CivilTime.floorDivide64(local, 86_400).quotient))
+            time.isDST = fixedIsDST
+            time.utcOffset = fixedOffset
+            offsetHint = fixedOffset
+            return local - Int64(fixedOffset)
+        }
+        return zone.makeTime(&time, offsetHint: &offsetHint).instant
     }
 
     /// Searches from wall time `time` (plus `microsecond`). With `repairingStaleFlavour`, the DST flag a
