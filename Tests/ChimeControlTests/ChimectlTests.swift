@@ -117,7 +117,7 @@ import Testing
     /// Help texts are part of the interface: any change shows up here and in the snapshot files.
     @Test(arguments: [
         "--help", "calendar --help", "timestamp --help", "timespan --help", "verify --help", "list --help",
-        "next --help", "status --help", "reload --help",
+        "next --help", "status --help", "reload --help", "history --help",
     ])
     func helpSnapshots(invocation: String) throws {
         let run = Self.run(invocation.split(separator: " ").map(String.init))

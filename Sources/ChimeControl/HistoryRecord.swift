@@ -1,0 +1,86 @@
+import ChimeCore
+import ChimeDaemon
+import ChimeSystemd
+import Foundation
+
+/// One outcome of a chime notification as chimed logged it in the journal: a delivery to one backend (delivered,
+/// caught-up, failed), or, for `history --all`, an occurrence it did not deliver (missed, skipped-past).
+struct HistoryRecord: Equatable {
+    /// When journald received the entry.
+    var time: Date
+    var id: String
+    var event: String
+    /// The backend of a delivery outcome; `nil` for missed and skipped-past.
+    var backend: String?
+    var title: String
+    var body: String?
+    /// The occurrence the entry is about (`CHIME_FIRE_TIME`, ISO 8601 UTC), as written.
+    var fireTime: String?
+    /// The last of several missed occurrences (`CHIME_LAST_FIRE_TIME`).
+    var lastFireTime: String?
+    /// When chimed handed the notification to the backend (`CHIME_DELIVERED_AT`).
+    var deliveredAt: String?
+    /// How many occurrences a late delivery or a missed entry stands for (`CHIME_MISSED`).
+    var missed: Int?
+    var error: String?
+    /// `CHIME_INFO_KEY=value` fields as (`KEY`, value), sorted by key.
+    var info: [(key: String, value: String)]
+
+    static func == (a: HistoryRecord, b: HistoryRecord) -> Bool {
+        a.json == b.json
+    }
+
+    /// The name a journal event kind has in `history`: its `MESSAGE_ID`'s kind, "failed" for delivery-failed.
+    static func eventName(_ kind: DaemonEvent.Kind) -> String {
+        kind == .deliveryFailed ? "failed" : kind.rawValue
+    }
+
+    /// The record of `entry`, or `nil` when it is not one: it lacks `CHIME_ID` or a known `MESSAGE_ID`, or it is
+    /// the scheduler's announcement of a late delivery (caught-up without `CHIME_BACKEND`), whose outcomes follow
+    /// as entries of their own, one per backend.
+    init?(_ entry: JournalReader.Entry) {
+        guard let id = entry["CHIME_ID"], let messageID = entry["MESSAGE_ID"],
+            let kind = DaemonEvent.Kind.allCases.first(where: { $0.messageID == messageID })
+        else { return nil }
+        let backend = entry["CHIME_BACKEND"]
+        if kind == .caughtUp && backend == nil { return nil }
+        time = Date(epochMicroseconds: Int64(clamping: entry.realtimeMicroseconds))
+        self.id = id
+        event = Self.eventName(kind)
+        self.backend = backend
+        title = entry["CHIME_TITLE"] ?? ""
+        body = entry["CHIME_BODY"]
+        fireTime = entry["CHIME_FIRE_TIME"]
+        lastFireTime = entry["CHIME_LAST_FIRE_TIME"]
+        deliveredAt = entry["CHIME_DELIVERED_AT"]
+        missed = entry["CHIME_MISSED"].flatMap { Int($0) }
+        error = entry["CHIME_ERROR"]
+        let prefix = "CHIME_INFO_"
+        info = entry.fields.filter { $0.key.hasPrefix(prefix) }
+            .map { (key: String($0.key.dropFirst(prefix.count)), value: $0.value) }
+            .sorted { $0.key < $1.key }
+    }
+
+    /// `{"time":…,"id":…,"event":…,"backend":…,"title":…,"body":…,"fire_time":…,"last_fire_time":…,
+    /// "delivered_at":…,"missed":…,"error":…,"info":{…}}`: every key always present, `null` when the entry lacks
+    /// the field; `time` is journald's receive time in ISO 8601 UTC with microseconds.
+    var json: JSONValue {
+        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+        return .object([
+            ("time", .string(Timestamp.iso8601(time, fraction: .microseconds))), ("id", .string(id)),
+            ("event", .string(event)), ("backend", text(backend)), ("title", .string(title)), ("body", text(body)),
+            ("fire_time", text(fireTime)), ("last_fire_time", text(lastFireTime)),
+            ("delivered_at", text(deliveredAt)), ("missed", missed.map { .number(Int64($0)) } ?? .null),
+            ("error", text(error)), ("info", .object(info.map { ($0.key, .string($0.value)) })),
+        ])
+    }
+
+    /// The last column of the table: the title, with the error of a failure or the count of a late or missed
+    /// delivery in parentheses.
+    var summary: String {
+        var details: [String] = []
+        if let missed, missed > 0 { details.append("\(missed) missed") }
+        if let error { details.append("error: " + error) }
+        return details.isEmpty ? title : "\(title) (\(details.joined(separator: "; ")))"
+    }
+}
