@@ -5,7 +5,7 @@ import Foundation
 
 /// One outcome of a chime notification as chimed logged it in the journal: a delivery to one backend (delivered,
 /// caught-up, failed), or, for `history --all`, an occurrence it did not deliver (missed, skipped-past).
-struct HistoryRecord: Equatable {
+struct HistoryRecord {
     /// When journald received the entry.
     var time: Date
     var id: String
@@ -25,10 +25,6 @@ struct HistoryRecord: Equatable {
     var error: String?
     /// `CHIME_INFO_KEY=value` fields as (`KEY`, value), sorted by key.
     var info: [(key: String, value: String)]
-
-    static func == (a: HistoryRecord, b: HistoryRecord) -> Bool {
-        a.json == b.json
-    }
 
     /// The name a journal event kind has in `history`: its `MESSAGE_ID`'s kind, "failed" for delivery-failed.
     static func eventName(_ kind: DaemonEvent.Kind) -> String {
