@@ -75,8 +75,9 @@ struct ElapseSearch {
         self.requestedDST = requestedDST
     }
 
+    /// `nil` where `mktime` fails; `time` is then unchanged, and each caller reacts as systemd does.
     @inline(__always)
-    private mutating func normalize(_ time: inout LocalDateTime) -> Int64 {
+    private mutating func normalize(_ time: inout LocalDateTime) -> Int64? {
         zone.makeTime(&time, offsetHint: &offsetHint)
     }
 
@@ -92,6 +93,7 @@ struct ElapseSearch {
         let limit = repairingStaleFlavour ? Self.iterationLimit * 10 : Self.iterationLimit
         for round in 0..<limit {
             if repairingStaleFlavour && round > 0 && !keepFlavour { c.isDST = requestedDST }
+            // Where glibc cannot convert the fields, systemd carries on with them as they are.
             _ = normalize(&c)
             if !keepFlavour { c.isDST = requestedDST }
 
@@ -180,7 +182,8 @@ struct ElapseSearch {
                 c.hour += 1
                 continue
             }
-            let seconds = normalize(&c)
+            // systemd reports an error if this conversion fails; like an endless search, that is worth a repair.
+            guard let seconds = normalize(&c) else { return .exhausted }
             return .found(seconds * 1_000_000 + Int64(usec))
         }
         return .exhausted
@@ -213,7 +216,8 @@ struct ElapseSearch {
     private mutating func withinBounds(_ time: inout LocalDateTime) -> Int {
         if time.year > CalendarSpec.maximumYear { return -1 }
         var t = time
-        _ = normalize(&t)
+        // A time glibc cannot convert counts as going backwards: the search moves on to the next larger unit.
+        guard normalize(&t) != nil else { return -1 }
         var order: Int
         if t.year != time.year {
             order = t.year < time.year ? -1 : 1
@@ -244,7 +248,7 @@ struct ElapseSearch {
     private mutating func matchesWeekday(_ time: LocalDateTime) -> Bool {
         guard spec.weekdays != CalendarSpec.allWeekdays else { return true }
         var t = time
-        _ = normalize(&t)
+        guard normalize(&t) != nil else { return false }
         let mondayBased = t.weekday == 0 ? 6 : t.weekday - 1
         return spec.weekdays & (1 << mondayBased) != 0
     }
@@ -255,7 +259,7 @@ struct ElapseSearch {
         var t = time
         t.month += 1
         t.day = 1 - fromEnd
-        _ = normalize(&t)
+        guard normalize(&t) != nil else { return -1 }
         return t.month == time.month ? t.day : -1
     }
 

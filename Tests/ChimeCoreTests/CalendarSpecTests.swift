@@ -1,0 +1,67 @@
+import Testing
+
+@testable import ChimeCore
+
+/// Calendar events, case by case, with the answers `systemd-analyze calendar` (systemd 252) printed for them.
+///
+/// Times are UTC; systemd prints whole seconds, so the expected elapses are whole seconds too.
+@Suite struct CalendarSpecTests {
+    /// A spec asked for its next elapses in a local zone from a base time.
+    struct ElapseCase: Sendable, CustomTestStringConvertible {
+        let spec: String
+        let zone: String
+        let base: String
+        /// Empty when systemd prints "never".
+        let elapses: [String]
+        /// What the case guards against.
+        let note: String
+
+        init(_ spec: String, in zone: String, from base: String, _ elapses: [String], _ note: String = "") {
+            self.spec = spec
+            self.zone = zone
+            self.base = base
+            self.elapses = elapses
+            self.note = note
+        }
+
+        var testDescription: String { "\(spec) [\(zone) from \(base)]" }
+    }
+
+    /// The first `count` elapses after `base`, in microseconds, stopping at "never".
+    static func elapses(of spec: CalendarSpec, zone: ZoneRules, after base: Int64, count: Int) -> [Int64] {
+        var result: [Int64] = []
+        var after = base
+        while result.count < count, let next = spec.nextElapse(afterMicroseconds: after, localZone: zone) {
+            result.append(next)
+            after = next
+        }
+        return result
+    }
+
+    static func check(_ example: ElapseCase) throws {
+        let zone = try ZoneDatabase.system.rules(named: example.zone)
+        let spec = try CalendarSpec(example.spec, localZone: zone)
+        let base = try #require(CalendarOracleTests.microseconds(iso: example.base))
+        let expected = example.elapses.compactMap(CalendarOracleTests.microseconds(iso:))
+        try #require(expected.count == example.elapses.count, "unreadable time in the table")
+        let mine = elapses(of: spec, zone: zone, after: base, count: max(expected.count, 1))
+        #expect(mine.map { $0 / 1_000_000 * 1_000_000 } == expected, "\(example.note)")
+    }
+
+    /// Disagreements with systemd that differential fuzzing found, one case per class, kept fixed.
+    static let fuzzRegressions: [ElapseCase] = [
+        ElapseCase(
+            "*-9-21", in: "Pacific/Kiritimati", from: "1979-09-21T10:40:00Z",
+            ["1980-09-21T10:00:00Z", "1981-09-21T10:00:00Z", "1982-09-21T10:00:00Z"],
+            "a gap between two standard offsets (1979-10-01 00:00..00:40 is skipped) must not send mktime backwards"),
+        ElapseCase(
+            "*-9-21 Pacific/Kiritimati", in: "Pacific/Tahiti", from: "1979-09-21T10:40:00Z",
+            ["1980-09-21T10:00:00Z", "1981-09-21T10:00:00Z", "1982-09-21T10:00:00Z"],
+            "the same in a named zone"),
+    ]
+
+    @Test(arguments: fuzzRegressions)
+    func fuzzRegression(_ example: ElapseCase) throws {
+        try Self.check(example)
+    }
+}
