@@ -58,7 +58,31 @@ import Testing
             "*-9-21 Pacific/Kiritimati", in: "Pacific/Tahiti", from: "1979-09-21T10:40:00Z",
             ["1980-09-21T10:00:00Z", "1981-09-21T10:00:00Z", "1982-09-21T10:00:00Z"],
             "the same in a named zone"),
+        ElapseCase(
+            "12:00 right/UTC", in: "UTC", from: "2026-01-01T00:00:00Z",
+            ["2026-01-01T12:00:27Z", "2026-01-02T12:00:27Z"],
+            "right/ zones count leap seconds: their noon is 27 s after UTC noon"),
+        ElapseCase(
+            "2016-12-31 23:59:59 right/UTC", in: "UTC", from: "2016-12-31T00:00:00Z", ["2017-01-01T00:00:25Z"],
+            "the second before the leap second 2016-12-31 23:59:60"),
+        ElapseCase(
+            "@4908445016 right/Europe/Berlin", in: "Europe/Berlin", from: "2026-06-15T10:20:30.250000Z",
+            ["2125-07-17T16:57:23Z"],
+            "@EPOCH is UTC, but converted with timegm in the named zone, which counts its leap seconds"),
     ]
+
+    /// Normalised forms that depend on the local zone.
+    static let zonedForms: [(spec: String, zone: String, normalized: String)] = [
+        // gmtime counts the leap seconds of a right/ local zone.
+        ("@1774728000", "right/Europe/Berlin", "2026-03-28 19:59:33 UTC"),
+        ("@1774728000", "Europe/Berlin", "2026-03-28 20:00:00 UTC"),
+    ]
+
+    @Test(arguments: zonedForms)
+    func zonedForm(spec: String, zone: String, normalized: String) throws {
+        let rules = try ZoneDatabase.system.rules(named: zone)
+        #expect(try CalendarSpec(spec, localZone: rules).description == normalized)
+    }
 
     @Test(arguments: fuzzRegressions)
     func fuzzRegression(_ example: ElapseCase) throws {

@@ -9,6 +9,7 @@ import Testing
     static let zones = [
         "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Tokyo", "Asia/Kolkata", "UTC",
         "America/Sao_Paulo", "Pacific/Chatham", "Europe/Dublin", "Africa/Casablanca", "America/St_Johns",
+        "right/UTC", "right/Europe/Berlin",
     ]
 
     /// Runs `body` with the process's `TZ` set to `zone` (glibc's functions read it).
@@ -31,6 +32,9 @@ import Testing
             var instants: [Int64] = Array(stride(from: Int64(-315_619_200), to: 4_733_510_400, by: 25_980))
             for transition in rules.transitions where transition < 4_733_510_400 {
                 instants += [transition - 1, transition, transition + 1]
+            }
+            for leap in rules.leapSeconds {
+                instants += [leap.instant - 1, leap.instant, leap.instant + 1]
             }
             var mismatches: [String] = []
             for instant in instants {
@@ -67,37 +71,46 @@ import Testing
             // Each quarter hour of the hours around each transition, with each isDST request, in a chained order
             // so that glibc's remembered offset and ours evolve alike: gaps between two standard times (Kiritimati
             // 1979, Catamarca 2004), repeated hours of one flavour (Colombo 1996), skipped days (Apia 2011).
+            // Around leap seconds, each second, with the wall time shifted by -1...1 seconds (so 23:59:60 too).
+            var points: [(instant: Int64, shift: Int)] = []
             for transition in rules.transitions where transition < 2_524_608_000 {
                 for step in stride(from: Int64(-3 * 3_600), through: 3 * 3_600, by: 900) {
-                    for isDST in [-1, 0, 1] {
-                        let base = rules.localTime(at: transition + step)
-                        var wanted = LocalDateTime(
-                            year: base.year, month: base.month, day: base.day, hour: base.hour, minute: base.minute,
-                            second: base.second, isDST: isDST)
-                        // Shift the wall time by half an hour so that gap and repeated times are asked for.
-                        wanted.minute += 30
-                        var c = tm()
-                        c.tm_year = Int32(wanted.year - 1900)
-                        c.tm_mon = Int32(wanted.month - 1)
-                        c.tm_mday = Int32(wanted.day)
-                        c.tm_hour = Int32(wanted.hour)
-                        c.tm_min = Int32(wanted.minute)
-                        c.tm_sec = Int32(wanted.second)
-                        c.tm_isdst = Int32(isDST)
-                        errno = 0
-                        let result = mktime(&c)
-                        // mktime fails with -1 and EOVERFLOW (a valid -1 leaves errno alone).
-                        let expected = result == -1 && errno != 0 ? nil : Int64(result)
-                        let asked = wanted
-                        let got = rules.makeTime(&wanted, offsetHint: &hint)
-                        let sameFields =
-                            got == nil
-                            || (wanted.hour == Int(c.tm_hour) && wanted.minute == Int(c.tm_min)
-                                && wanted.isDST == Int(c.tm_isdst) && wanted.utcOffset == c.tm_gmtoff)
-                        if (got != expected || !sameFields) && mismatches.count < 5 {
-                            let mine = got.map(String.init) ?? "fails"
-                            mismatches.append("\(asked): \(mine) vs \(expected.map(String.init) ?? "fails")")
-                        }
+                    points.append((transition + step, 30 * 60))
+                }
+            }
+            for leap in rules.leapSeconds {
+                for step in Int64(-2)...2 {
+                    points += [(leap.instant + step, -1), (leap.instant + step, 0), (leap.instant + step, 1)]
+                }
+            }
+            for (instant, shift) in points {
+                for isDST in [-1, 0, 1] {
+                    let base = rules.localTime(at: instant)
+                    var wanted = LocalDateTime(
+                        year: base.year, month: base.month, day: base.day, hour: base.hour, minute: base.minute,
+                        second: base.second + shift, isDST: isDST)
+                    var c = tm()
+                    c.tm_year = Int32(wanted.year - 1900)
+                    c.tm_mon = Int32(wanted.month - 1)
+                    c.tm_mday = Int32(wanted.day)
+                    c.tm_hour = Int32(wanted.hour)
+                    c.tm_min = Int32(wanted.minute)
+                    c.tm_sec = Int32(wanted.second)
+                    c.tm_isdst = Int32(isDST)
+                    errno = 0
+                    let result = mktime(&c)
+                    // mktime fails with -1 and EOVERFLOW (a valid -1 leaves errno alone).
+                    let expected = result == -1 && errno != 0 ? nil : Int64(result)
+                    let asked = wanted
+                    let got = rules.makeTime(&wanted, offsetHint: &hint)
+                    let sameFields =
+                        got == nil
+                        || (wanted.day == Int(c.tm_mday) && wanted.hour == Int(c.tm_hour)
+                            && wanted.minute == Int(c.tm_min) && wanted.second == Int(c.tm_sec)
+                            && wanted.isDST == Int(c.tm_isdst) && wanted.utcOffset == c.tm_gmtoff)
+                    if (got != expected || !sameFields) && mismatches.count < 5 {
+                        let mine = got.map(String.init) ?? "fails"
+                        mismatches.append("\(asked): \(mine) vs \(expected.map(String.init) ?? "fails")")
                     }
                 }
             }

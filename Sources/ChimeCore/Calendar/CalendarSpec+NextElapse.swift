@@ -20,7 +20,9 @@ extension CalendarSpec {
         let requestedDST: Int
         switch zone {
         case .utc:
-            rules = .utc
+            // systemd converts with gmtime/timegm in a process whose zone is the one the spec names (an `@EPOCH`
+            // spec may name one) or the local one; they count that zone's leap seconds.
+            rules = (namedZoneRules ?? localZone).universalTime
             requestedDST = -1
         case .named:
             rules = namedZoneRules ?? .utc

@@ -59,7 +59,7 @@ extension CalendarSpec {
             minute = shorthand.minute
             microsecond = [Component(start: 0)]
         } else {
-            var parser = CalendarSpecParser(bytes: body)
+            var parser = CalendarSpecParser(bytes: body, universalTime: localZone.universalTime)
             try parser.parse(into: &self)
         }
         normalize()
@@ -205,8 +205,12 @@ struct CalendarSpecParser {
     let bytes: [UInt8]
     var position = 0
 
-    init(bytes: [UInt8]) {
+    /// How `@EPOCH` is broken down: UTC, counting the leap seconds of the local zone as `gmtime(3)` does.
+    let universalTime: ZoneRules
+
+    init(bytes: [UInt8], universalTime: ZoneRules = .utc) {
         self.bytes = bytes
+        self.universalTime = universalTime
     }
 
     private var current: UInt8 { position < bytes.count ? bytes[position] : 0 }
@@ -338,8 +342,9 @@ struct CalendarSpecParser {
         return false
     }
 
-    /// `@SECONDS`: one instant, in UTC, to the second. The number is read as `strtoul(3)` reads it: leading
-    /// blanks and a sign are allowed, and a negative number wraps to an instant before 1970 (which is invalid).
+    /// `@SECONDS`: one instant, broken down in `universalTime`, to the second. The number is read as `strtoul(3)`
+    /// reads it: leading blanks and a sign are allowed, and a negative number wraps to an instant before 1970
+    /// (which is invalid).
     private mutating func parseEpoch(into spec: inout CalendarSpec) throws(CalendarSpecError) {
         position += 1
         while [UInt8(ascii: " "), UInt8(ascii: "\t"), 0x0A, 0x0B, 0x0C, 0x0D].contains(current) { position += 1 }
@@ -359,14 +364,13 @@ struct CalendarSpecParser {
         }
         guard position > digitsStart, current == 0 else { throw fail("Expected seconds since the epoch") }
         if negative { value = -value }
-        let (days, secondOfDay) = CivilTime.floorDivide(value, 86_400)
-        let date = CivilTime.date(days: days)
-        spec.year = [.init(start: date.year)]
-        spec.month = [.init(start: date.month)]
-        spec.day = [.init(start: date.day)]
-        spec.hour = [.init(start: secondOfDay / 3_600)]
-        spec.minute = [.init(start: secondOfDay / 60 % 60)]
-        spec.microsecond = [.init(start: secondOfDay % 60 * CalendarSpec.microsecondsPerSecond)]
+        let time = universalTime.localTime(at: Int64(value))
+        spec.year = [.init(start: time.year)]
+        spec.month = [.init(start: time.month)]
+        spec.day = [.init(start: time.day)]
+        spec.hour = [.init(start: time.hour)]
+        spec.minute = [.init(start: time.minute)]
+        spec.microsecond = [.init(start: time.second * CalendarSpec.microsecondsPerSecond)]
         spec.zone = .utc
     }
 

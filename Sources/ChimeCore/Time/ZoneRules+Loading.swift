@@ -19,8 +19,8 @@ public enum ZoneError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension ZoneRules {
-    /// Reads TZif data (tzfile(5), versions 1 to 4). The transitions of the 64-bit block are used, and the
-    /// footer's POSIX rule is tabulated up to `lastTabulatedYear`.
+    /// Reads TZif data (tzfile(5), versions 1 to 4). The transitions and leap seconds of the 64-bit block are used,
+    /// and the footer's POSIX rule is tabulated up to `lastTabulatedYear`.
     public init(tzif data: [UInt8], name: String) throws(ZoneError) {
         var reader = TZifReader(bytes: data)
         let version = try reader.header()
@@ -58,7 +58,7 @@ extension ZoneRules {
         }
         self.init(
             name: name, transitions: transitions, transitionTypes: transitionTypes, types: types, initialType: 0,
-            standardAbbreviation: standard, daylightAbbreviation: daylight)
+            standardAbbreviation: standard, daylightAbbreviation: daylight, leapSeconds: block.leapSeconds)
     }
 
     /// Builds rules from a POSIX TZ string such as `CET-1CEST,M3.5.0,M10.5.0/3` (as the `TZ` variable may hold).
@@ -83,6 +83,7 @@ private struct TZifReader {
         var transitions: [Int64] = []
         var transitionTypes: [Int] = []
         var types: [ZoneRules.LocalTimeType] = []
+        var leapSeconds: [ZoneRules.LeapSecond] = []
     }
 
     let bytes: [UInt8]
@@ -137,7 +138,11 @@ private struct TZifReader {
         guard block.transitionTypes.allSatisfy({ $0 < block.types.count }) else {
             throw .malformedData("transition type out of range")
         }
-        let skipped = counts.leap * (timeSize + 4) + counts.isStandard + counts.isUT
+        for _ in 0..<counts.leap {
+            let instant = timeSize == 8 ? try int64() : Int64(try int32())
+            block.leapSeconds.append(.init(instant: instant, correction: try int32()))
+        }
+        let skipped = counts.isStandard + counts.isUT
         guard bytes.count - position >= skipped else { throw .malformedData("truncated data block") }
         position += skipped
         return block

@@ -25,6 +25,16 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
     public let standardAbbreviation: String
     /// The daylight-saving abbreviation (`tzname[1]`), e.g. `CEST`; the standard one for zones without DST.
     public let daylightAbbreviation: String
+    /// Leap seconds (only the `right/` zones have them): from each instant on, wall time lags by the correction.
+    /// Instants in such a zone count leap seconds, so `12:00 right/UTC` is 27 seconds after 12:00 UTC.
+    let leapSeconds: [LeapSecond]
+
+    struct LeapSecond: Hashable, Sendable {
+        /// The instant the correction takes effect, on the zone's own (leap-second counting) scale.
+        var instant: Int64
+        /// Total leap seconds inserted so far (negative for removed ones).
+        var correction: Int
+    }
 
     /// Coordinated Universal Time.
     public static let utc = ZoneRules(
@@ -32,12 +42,23 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         types: [LocalTimeType(utcOffset: 0, isDST: false, abbreviation: "UTC")], initialType: 0,
         standardAbbreviation: "UTC", daylightAbbreviation: "UTC")
 
+    /// UTC as glibc's `gmtime(3)` and `timegm(3)` see it while this is the process's zone: with this zone's leap
+    /// seconds, if any (under `right/Europe/Berlin`, 2026-01-01 12:00:00 "UTC" is 27 seconds after the UTC noon).
+    public var universalTime: ZoneRules {
+        guard !leapSeconds.isEmpty else { return .utc }
+        let utc = Self.utc
+        return ZoneRules(
+            name: utc.name, transitions: [], transitionTypes: [], types: utc.types, initialType: 0,
+            standardAbbreviation: utc.standardAbbreviation, daylightAbbreviation: utc.daylightAbbreviation,
+            leapSeconds: leapSeconds)
+    }
+
     /// Rules are tabulated up to this year; the calendar engine never looks further (systemd's limit is 2199).
     static let lastTabulatedYear = 2200
 
     init(
         name: String, transitions: [Int64], transitionTypes: [Int], types: [LocalTimeType], initialType: Int,
-        standardAbbreviation: String, daylightAbbreviation: String
+        standardAbbreviation: String, daylightAbbreviation: String, leapSeconds: [LeapSecond] = []
     ) {
         self.name = name
         self.transitions = transitions
@@ -46,6 +67,7 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         self.initialType = initialType
         self.standardAbbreviation = standardAbbreviation
         self.daylightAbbreviation = daylightAbbreviation
+        self.leapSeconds = leapSeconds
     }
 
     public var description: String { name }
@@ -73,14 +95,40 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
     }
 
     /// Broken-down local time of `instant` (seconds since the epoch), like `localtime_r(3)`.
+    ///
+    /// In a zone with leap seconds, an inserted leap second reads as second 60.
     public func localTime(at instant: Int64) -> LocalDateTime {
         let type = types[typeIndex(at: instant)]
         var time = LocalDateTime(year: 1970, month: 1, day: 1)
-        time.setFields(localSeconds: instant + Int64(type.utcOffset))
+        if leapSeconds.isEmpty {
+            time.setFields(localSeconds: instant + Int64(type.utcOffset))
+        } else {
+            let (correction, extraSeconds) = leapCorrection(at: instant)
+            time.setFields(localSeconds: instant + Int64(type.utcOffset) - Int64(correction))
+            time.second += extraSeconds
+        }
         time.isDST = type.isDST ? 1 : 0
         time.utcOffset = type.utcOffset
         time.abbreviation = type.abbreviation
         return time
+    }
+
+    /// The leap-second correction in force at `instant`, and how many inserted leap seconds begin exactly there
+    /// (they show as second 60 of the minute before, as glibc shows them).
+    private func leapCorrection(at instant: Int64) -> (correction: Int, extraSeconds: Int) {
+        guard var index = leapSeconds.lastIndex(where: { $0.instant <= instant }) else { return (0, 0) }
+        let correction = leapSeconds[index].correction
+        let previous = index > 0 ? leapSeconds[index - 1].correction : 0
+        guard instant == leapSeconds[index].instant && correction > previous else { return (correction, 0) }
+        var extra = 1
+        // Consecutive insertions a second apart show as 60, 61, ...
+        while index > 0 && leapSeconds[index].instant == leapSeconds[index - 1].instant + 1
+            && leapSeconds[index].correction == leapSeconds[index - 1].correction + 1
+        {
+            extra += 1
+            index -= 1
+        }
+        return (correction, extra)
     }
 
     /// Converts wall-clock time to an instant as glibc's `mktime(3)` does: normalises out-of-range fields of `time`
@@ -111,7 +159,7 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         var instant = local - Int64(offsetHint)
         var converted = localTime(at: instant)
 
-        if transitions.isEmpty && (isDST < 0 || (isDST > 0) == (converted.isDST > 0)) {
+        if transitions.isEmpty && leapSeconds.isEmpty && (isDST < 0 || (isDST > 0) == (converted.isDST > 0)) {
             // A fixed offset: the first correction is exact.
             instant = local - Int64(converted.utcOffset)
             converted = localTime(at: instant)
