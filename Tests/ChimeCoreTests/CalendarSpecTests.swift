@@ -69,6 +69,14 @@ import Testing
             "@4908445016 right/Europe/Berlin", in: "Europe/Berlin", from: "2026-06-15T10:20:30.250000Z",
             ["2125-07-17T16:57:23Z"],
             "@EPOCH is UTC, but converted with timegm in the named zone, which counts its leap seconds"),
+        ElapseCase(
+            "12:00 +0630", in: "Asia/Kolkata", from: "2026-03-28T20:00:00Z", [],
+            "tzset names Kolkata's daylight time +0630 (1942-45), so the spec is valid; it never elapses"),
+        ElapseCase(
+            "12:00 JDT", in: "Asia/Tokyo", from: "2026-03-28T20:00:00Z", [], "Tokyo's daylight time of 1948-51"),
+        ElapseCase(
+            "12:00 +00", in: "Africa/Casablanca", from: "2026-01-28T20:00:00Z", [],
+            "Casablanca's footer has no DST, its table has +00 (isDST) for Ramadan"),
     ]
 
     /// Normalised forms that depend on the local zone.
@@ -76,6 +84,13 @@ import Testing
         // gmtime counts the leap seconds of a right/ local zone.
         ("@1774728000", "right/Europe/Berlin", "2026-03-28 19:59:33 UTC"),
         ("@1774728000", "Europe/Berlin", "2026-03-28 20:00:00 UTC"),
+        // The local zone's tzname, printed as tzset spells it.
+        ("12:00 +0630", "Asia/Kolkata", "*-*-* 12:00:00 +0630"),
+        ("12:00 jdt", "Asia/Tokyo", "*-*-* 12:00:00 JDT"),
+        ("12:00 +00", "Africa/Casablanca", "*-*-* 12:00:00 +00"),
+        ("12:00 edt", "America/New_York", "*-*-* 12:00:00 EDT"),
+        // Not a local abbreviation there: the zone file CET.
+        ("12:00 CET", "America/New_York", "*-*-* 12:00:00 CET"),
     ]
 
     @Test(arguments: zonedForms)

@@ -35,13 +35,18 @@ extension ZoneRules {
         var types = block.types
         var transitions = block.transitions
         var transitionTypes = block.transitionTypes
-        var standard = block.types.last(where: { !$0.isDST })?.abbreviation ?? block.types[0].abbreviation
-        var daylight = block.types.last(where: { $0.isDST })?.abbreviation ?? standard
+        // tzset(3) names the zone after the latest transition to each flavour in the file's table, not after the
+        // footer's rule: Asia/Kolkata is IST/+0630 (DST of 1942-45), Asia/Tokyo JST/JDT, Casablanca +01/+00.
+        var latest: [Bool: String] = [:]
+        for type in block.transitionTypes.reversed() where latest[block.types[type].isDST] == nil {
+            latest[block.types[type].isDST] = block.types[type].abbreviation
+            if latest.count == 2 { break }
+        }
+        let standard = latest[false] ?? block.types[0].abbreviation
+        let daylight = latest[true] ?? standard
 
         if let footer, !footer.isEmpty {
             let rule = try PosixZoneRule(parsing: footer)
-            standard = rule.standard.abbreviation
-            daylight = rule.daylight?.abbreviation ?? standard
             let after = transitions.last ?? Int64.min
             let firstYear = after == Int64.min ? 1970 : CivilTime.date(days: Int(after / 86_400)).year
             rule.appendTransitions(
