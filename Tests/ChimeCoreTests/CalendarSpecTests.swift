@@ -674,6 +674,17 @@ import Testing
         ElapseCase(
             "12:00 +00", in: "Africa/Casablanca", from: "2026-01-28T20:00:00Z", [],
             "Casablanca's footer has no DST, its table has +00 (isDST) for Ramadan"),
+        ElapseCase(
+            "*:0/15", in: "Europe/Moscow", from: "2014-10-25T20:30:07Z",
+            [
+                "2014-10-25T20:45:00Z", "2014-10-25T21:00:00Z", "2014-10-25T21:15:00Z", "2014-10-25T21:30:00Z",
+                "2014-10-25T21:45:00Z", "2014-10-25T23:00:00Z",
+            ],
+            "01:00..01:59 repeats, both standard time: iterating, mktime remembers the previous elapse's offset"),
+        ElapseCase(
+            "*:0/15", in: "Europe/Moscow", from: "2014-10-25T21:30:07Z",
+            ["2014-10-25T22:45:00Z", "2014-10-25T23:00:00Z", "2014-10-25T23:15:00Z"],
+            "asked afresh inside the repeated hour, mktime has no offset to go by and reads it the second time"),
     ]
 
     @Test(arguments: fuzzRegressions)

@@ -18,6 +18,7 @@ extension CalendarSpec {
     public func nextElapse(afterMicroseconds instant: Int64, localZone: ZoneRules) -> Int64? {
         let rules: ZoneRules
         let requestedDST: Int
+        var iteratesLocally = false
         switch zone {
         case .utc:
             // systemd converts with gmtime/timegm in a process whose zone is the one the spec names (an `@EPOCH`
@@ -30,6 +31,7 @@ extension CalendarSpec {
         case .local(let isDST, _):
             rules = localZone
             requestedDST = isDST
+            iteratesLocally = true
         }
         // systemd refuses instants it could not print (after 9999-12-31).
         guard instant < 253_402_300_800_000_000 else { return nil }
@@ -37,6 +39,16 @@ extension CalendarSpec {
         let (seconds, microsecond) = CivilTime.floorDivide64(start, 1_000_000)
         var search = ElapseSearch(spec: self, zone: rules, requestedDST: requestedDST)
         let from = rules.localTime(at: seconds)
+        // Where a wall time occurs twice with the same DST flag (Moscow's 01:00..02:00 on 2014-10-26), mktime picks
+        // the occurrence nearer the offset its previous conversion left. When systemd iterates, that is the offset
+        // of the previous elapse, which is the base, so it stays in the base's occurrence; asked afresh, it has
+        // converted nothing yet. (A named zone is computed in a forked child, which never has.)
+        let (baseSeconds, baseMicrosecond) = CivilTime.floorDivide64(instant, 1_000_000)
+        if iteratesLocally && search.isElapse(rules.localTime(at: baseSeconds), microsecond: Int(baseMicrosecond)) {
+            search.offsetHint = Int(from.localSeconds - seconds)
+        } else {
+            search.offsetHint = 0
+        }
         switch search.run(from: from, microsecond: Int(microsecond), repairingStaleFlavour: false) {
         case .found(let next) where next > instant: return next
         case .never: return nil
@@ -245,6 +257,20 @@ struct ElapseSearch {
             return 0
         }
         return 1
+    }
+
+    /// Whether the spec elapses at wall time `time` plus `microsecond` (which must be normalised).
+    mutating func isElapse(_ time: LocalDateTime, microsecond: Int) -> Bool {
+        var c = time
+        func matches(_ components: [CalendarSpec.Component]?, _ value: Int, endOfMonth: Bool = false) -> Bool {
+            var value = value
+            return match(components, &value, in: c, endOfMonth: endOfMonth) == 0
+        }
+        c.isDST = requestedDST
+        return matches(spec.year, c.year) && matches(spec.month, c.month)
+            && matches(spec.day, c.day, endOfMonth: spec.endOfMonth) && matchesWeekday(c)
+            && matches(spec.hour, c.hour) && matches(spec.minute, c.minute)
+            && matches(spec.microsecond, c.second * CalendarSpec.microsecondsPerSecond + microsecond)
     }
 
     private mutating func matchesWeekday(_ time: LocalDateTime) -> Bool {
