@@ -685,6 +685,10 @@ import Testing
             "*:0/15", in: "Europe/Moscow", from: "2014-10-25T21:30:07Z",
             ["2014-10-25T22:45:00Z", "2014-10-25T23:00:00Z", "2014-10-25T23:15:00Z"],
             "asked afresh inside the repeated hour, mktime has no offset to go by and reads it the second time"),
+        ElapseCase(
+            "*:49:26", in: "America/St_Johns", from: "1989-04-02T03:19:26Z",
+            ["1989-04-02T04:19:26Z", "1989-04-02T05:19:26Z", "1989-04-02T06:19:26Z"],
+            "systemd loops here (the gap ends at 01:01, not on the hour); it prints these from 1989-04-02T03:46:40Z"),
     ]
 
     @Test(arguments: fuzzRegressions)

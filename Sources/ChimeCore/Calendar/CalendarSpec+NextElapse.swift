@@ -54,12 +54,42 @@ extension CalendarSpec {
         case .never: return nil
         case .found, .exhausted:
             // systemd would give up ("Infinite loop in calendar calculation") or answer with a time that is not
-            // after the base; search again without the DST flag that leads it astray.
+            // after the base.
+            guard requestedDST >= 0 else { return plainElapse(after: instant, in: rules) }
+            // With a flavour asked for (CET, EDT), search again without the DST flag that leads systemd astray.
             search.offsetHint = 0
             let repaired = search.run(from: from, microsecond: Int(microsecond), repairingStaleFlavour: true)
             if case .found(let next) = repaired, next > instant { return next }
             return nil
         }
+    }
+
+    /// The answer where systemd's search goes astray across a DST change: the next wall time the spec matches,
+    /// found as systemd finds it where there is no DST, read in `rules`. A wall time that does not exist is
+    /// skipped; one that occurs twice elapses at its first occurrence after `instant`.
+    func plainElapse(after instant: Int64, in rules: ZoneRules) -> Int64? {
+        let (seconds, microsecond) = CivilTime.floorDivide64(instant, 1_000_000)
+        var wall = rules.localTime(at: seconds).localSeconds * 1_000_000 + microsecond
+        var wallClock = ElapseSearch(spec: self, zone: .utc, requestedDST: -1)
+        // Each round moves past one gap or one repeated wall time: a handful in any real zone.
+        for _ in 0..<1_000 {
+            let (from, fraction) = CivilTime.floorDivide64(wall + 1, 1_000_000)
+            let outcome = wallClock.run(
+                from: ZoneRules.utc.localTime(at: from), microsecond: Int(fraction), repairingStaleFlavour: false)
+            guard case .found(let next) = outcome else { return nil }
+            let (nextSeconds, nextMicrosecond) = CivilTime.floorDivide64(next, 1_000_000)
+            let instants = rules.instants(atWallTime: nextSeconds)
+            if let found = instants.first(where: { $0 * 1_000_000 + nextMicrosecond > instant }) {
+                return found * 1_000_000 + nextMicrosecond
+            }
+            // Not after the base, or skipped: go on from there, or from the end of the gap.
+            if instants.isEmpty, let end = rules.wallTimeEndingGap(containing: nextSeconds) {
+                wall = end * 1_000_000 - 1
+            } else {
+                wall = next
+            }
+        }
+        return nil
     }
 }
 

@@ -88,6 +88,53 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         return transitionTypes[low]
     }
 
+    /// Every instant whose wall-clock reading is `local` (seconds since 1970-01-01 00:00:00 of the wall clock),
+    /// ascending: none in a gap, two or more where wall time repeats.
+    func instants(atWallTime local: Int64) -> [Int64] {
+        // Offsets stay within a day and a half of UTC, so only the types in force in that window can match.
+        let window: Int64 = 36 * 3_600
+        var offsets: Set<Int> = [types[typeIndex(at: local - window)].utcOffset]
+        var index = firstTransition(after: local - window)
+        while index < transitions.count && transitions[index] <= local + window {
+            offsets.insert(types[transitionTypes[index]].utcOffset)
+            index += 1
+        }
+        var found: [Int64] = []
+        for offset in offsets {
+            var candidate = local - Int64(offset)
+            if !leapSeconds.isEmpty { candidate += Int64(leapCorrection(at: candidate).correction) }
+            let reading = localTime(at: candidate)
+            if reading.localSeconds == local && reading.second < 60 { found.append(candidate) }
+        }
+        return found.sorted()
+    }
+
+    /// Index of the first transition after `instant` (`transitions.count` if none).
+    private func firstTransition(after instant: Int64) -> Int {
+        var low = 0
+        var high = transitions.count
+        while low < high {
+            let mid = (low + high) >> 1
+            if transitions[mid] <= instant { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// Where `local` falls into a gap (a wall time skipped when the offset grows), the first wall time after it.
+    func wallTimeEndingGap(containing local: Int64) -> Int64? {
+        let window: Int64 = 36 * 3_600
+        var index = firstTransition(after: local - window)
+        while index < transitions.count && transitions[index] <= local + window {
+            let before = types[index == 0 ? initialType : transitionTypes[index - 1]].utcOffset
+            let after = types[transitionTypes[index]].utcOffset
+            let start = transitions[index] + Int64(before)
+            let end = transitions[index] + Int64(after)
+            if start <= local && local < end { return end }
+            index += 1
+        }
+        return nil
+    }
+
     /// The UTC offset in seconds (east positive) in force at `instant`.
     @inline(__always)
     public func utcOffset(at instant: Int64) -> Int {
