@@ -21,14 +21,25 @@ let package = Package(
         .target(name: "ChimeSystemd", dependencies: ["CSystemd"]),
         // Configuration discovery, loading and the daemon's machinery.
         .target(name: "ChimeDaemon", dependencies: ["ChimeCore", "ChimeSystemd"]),
+        // chimectl's commands, as a library so that tests can run them in-process.
+        .target(name: "ChimeControl", dependencies: ["ChimeCore", "ChimeDaemon"]),
         .executableTarget(name: "chimed", dependencies: ["ChimeDaemon"]),
-        .executableTarget(name: "chimectl", dependencies: ["ChimeDaemon"]),
+        .executableTarget(name: "chimectl", dependencies: ["ChimeControl"]),
         // Test doubles and fixtures, imported only by tests.
         .target(name: "ChimeTestSupport", dependencies: ["ChimeCore", "ChimeDaemon"]),
         .testTarget(
             name: "ChimeCoreTests",
             dependencies: ["ChimeCore", "ChimeTestSupport"],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "ChimeDaemonTests",
+            dependencies: ["ChimeDaemon", "ChimeCore", "ChimeTestSupport"]
+        ),
+        .testTarget(
+            name: "ChimeControlTests",
+            dependencies: ["ChimeControl", "ChimeCore", "ChimeTestSupport"],
+            resources: [.copy("Snapshots")]
         ),
         .testTarget(
             name: "IntegrationTests",

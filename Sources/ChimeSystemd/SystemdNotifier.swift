@@ -12,6 +12,15 @@ public struct SystemdNotifier: Sendable {
         sd_notify(0, "") > 0
     }
 
+    /// The watchdog interval systemd asks for (`WatchdogSec=`), or `nil` when it asks for none.
+    ///
+    /// Wraps `sd_watchdog_enabled(3)`, which reads `WATCHDOG_USEC` and `WATCHDOG_PID`.
+    public func watchdogInterval() -> Duration? {
+        var microseconds: UInt64 = 0
+        guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
+        return .microseconds(Int64(clamping: microseconds))
+    }
+
     /// Sends `state` (newline-separated `KEY=VALUE` assignments) with `sd_notify`.
     /// - Returns: `true` if the message was sent, `false` if no service manager listens.
     /// - Throws: `SystemdError` carrying the negative errno `sd_notify` returned.

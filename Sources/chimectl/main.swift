@@ -1,1 +1,4 @@
-print("chimectl: not yet wired")
+import ChimeControl
+import Foundation
+
+exit(Chimectl.main(Array(CommandLine.arguments.dropFirst()), context: .process()).rawValue)

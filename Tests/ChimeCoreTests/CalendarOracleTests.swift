@@ -33,7 +33,9 @@ import Testing
     }
 
     static let cases: [Case] = {
-        guard let url = Bundle.module.url(forResource: "calendar-oracle", withExtension: "json", subdirectory: "Fixtures"),
+        guard
+            let url = Bundle.module.url(
+                forResource: "calendar-oracle", withExtension: "json", subdirectory: "Fixtures"),
             let data = try? Data(contentsOf: url),
             let fixture = try? JSONDecoder().decode(Fixture.self, from: data)
         else { return [] }
@@ -111,9 +113,11 @@ import Testing
     /// Re-asks the installed `systemd-analyze` (one process per zone and base) for a sample of the cases systemd
     /// answers, so that the fixture cannot drift from the tool it claims to record.
     @Test func agreesWithLiveSystemdAnalyze() throws {
-        guard let tool = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first(where: {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }) else {
+        guard
+            let tool = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
             print("skipped: systemd-analyze is not installed; only the recorded fixture was compared")
             return
         }

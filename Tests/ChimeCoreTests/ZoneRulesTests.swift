@@ -118,6 +118,17 @@ import Testing
         }
     }
 
+    /// The abbreviations a calendar event or timestamp may end with are glibc's `tzname` after `tzset()`.
+    @Test(arguments: zones + ["Asia/Tokyo", "Europe/Moscow", "America/Sao_Paulo", "Antarctica/Troll", "Etc/GMT-3"])
+    func abbreviationsMatchGlibcTzname(zone: String) throws {
+        let rules = try ZoneDatabase.system.rules(named: zone)
+        // glibc's `tzname` array, reached through the dynamic linker: Swift 6 forbids touching the C global.
+        let symbol = try #require(dlsym(nil, "tzname")).assumingMemoryBound(to: UnsafePointer<CChar>?.self)
+        let names = withProcessZone(zone) { (String(cString: symbol[0]!), String(cString: symbol[1]!)) }
+        #expect(rules.standardAbbreviation == names.0)
+        #expect(rules.daylightAbbreviation == names.1)
+    }
+
     /// `tzname` as a fresh process sees it after `tzset(3)`: the latest name of each flavour in the transition
     /// table, even where that flavour has not been used for decades (values printed by glibc 2.36).
     @Test(arguments: [
@@ -129,6 +140,7 @@ import Testing
         let rules = try ZoneDatabase.system.rules(named: zone)
         #expect(rules.standardAbbreviation == standard)
         #expect(rules.daylightAbbreviation == daylight)
+        #expect(ZoneRules.utc.daylightAbbreviation == "UTC")
     }
 
     @Test(arguments: [

@@ -8,10 +8,8 @@ extension CalendarSpec {
     /// exist is skipped, a wall time that occurs twice elapses once. Where systemd's search would not terminate
     /// ("Infinite loop in calendar calculation"), the answer is still computed. Precision is one microsecond.
     public func nextElapse(after instant: Date, localZone: ZoneRules) -> Date? {
-        let microseconds = Int64((instant.timeIntervalSince1970 * 1_000_000).rounded(.down))
-        return nextElapse(afterMicroseconds: microseconds, localZone: localZone).map {
-            Date(timeIntervalSince1970: Double($0) / 1_000_000)
-        }
+        nextElapse(afterMicroseconds: instant.epochMicroseconds, localZone: localZone).map(
+            Date.init(epochMicroseconds:))
     }
 
     /// `nextElapse(after:localZone:)` on microseconds since the epoch.
@@ -259,6 +257,15 @@ struct ElapseSearch {
     /// of years systemd computes.
     private mutating func withinBounds(_ time: inout LocalDateTime) -> Int {
         if time.year > CalendarSpec.maximumYear { return -1 }
+        // Fields in range, far from any transition, read with the remembered offset: normalising would change
+        // nothing (and leave the remembered offset as it is).
+        if time.isInRange,
+            zone.isPlainFixedOffset(isDST: time.isDST)
+                || zone.uniqueInstant(forLocal: time.localSeconds, offset: offsetHint, isDST: time.isDST) != nil
+        {
+            if zone.isFixedOffset { offsetHint = zone.utcOffset(at: 0) }
+            return 1
+        }
         var t = time
         // A time glibc cannot convert counts as going backwards: the search moves on to the next larger unit.
         guard normalize(&t) != nil else { return -1 }

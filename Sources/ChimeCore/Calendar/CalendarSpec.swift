@@ -164,8 +164,9 @@ public struct CalendarSpec: Sendable, Hashable, CustomStringConvertible {
             if component.stop > 0 {
                 text += ".." + padded(component.stop / unit, width: 2) + fraction(component.stop)
             }
-            if component.repeat > 0 && !(component.stop > 0 && component.repeat == unit) {
-                text += "/" + String(component.repeat / unit) + fraction(component.repeat)
+            let step = component.repeat
+            if step > 0 && !(component.stop > 0 && step == unit) {
+                text += "/" + String(step / unit) + fraction(step)
             }
         }
     }

@@ -42,6 +42,13 @@ public struct LocalDateTime: Hashable, Sendable {
         return Int64(days) * 86_400 + Int64(hour) * 3_600 + Int64(minute) * 60 + Int64(second)
     }
 
+    /// Whether every field already lies in its normal range, so that normalising cannot change it.
+    @inline(__always)
+    var isInRange: Bool {
+        month >= 1 && month <= 12 && day >= 1 && hour >= 0 && hour < 24 && minute >= 0 && minute < 60
+            && second >= 0 && second < 60 && (day <= 28 || day <= CivilTime.daysInMonth(year: year, month: month))
+    }
+
     /// The normalised fields of `localSeconds` (weekday included); zone fields are left as they are.
     mutating func setFields(localSeconds: Int64) {
         let (days, secondOfDay) = CivilTime.floorDivide(Int(localSeconds), 86_400)

@@ -72,8 +72,11 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
 
     public var description: String { name }
 
-    /// Whether this zone ever changes its offset (false for UTC, Asia/Tokyo today, ...).
+    /// Whether this zone ever changes its offset.
     public var isFixedOffset: Bool { transitions.isEmpty }
+
+    /// Whether local time is UTC at every instant (as glibc's `timezone == 0 && !daylight`).
+    public var isUniversal: Bool { types.allSatisfy { $0.utcOffset == 0 && !$0.isDST } }
 
     /// The index into `types` in force at `instant`.
     @inline(__always)
@@ -198,6 +201,19 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
     ///
     /// `offsetHint` is updated to the offset the conversion settled on; a failed conversion leaves it alone.
     public func makeTime(_ time: inout LocalDateTime, offsetHint: inout Int) -> Int64? {
+        if let (instant, type) = uniqueInstant(forLocal: time.localSeconds, offset: offsetHint, isDST: time.isDST) {
+            // glibc's first guess is right and the offset it remembers stays the same.
+            let local = instant + Int64(type.utcOffset)
+            if time.isInRange {
+                time.weekday = CivilTime.weekday(days: Int(CivilTime.floorDivide64(local, 86_400).quotient))
+            } else {
+                time.setFields(localSeconds: local)
+            }
+            time.isDST = type.isDST ? 1 : 0
+            time.utcOffset = type.utcOffset
+            time.abbreviation = type.abbreviation
+            return instant
+        }
         let requestedSecond = time.second
         var wanted = time
         wanted.second = min(max(requestedSecond, 0), 59)
@@ -206,7 +222,7 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         var instant = local - Int64(offsetHint)
         var converted = localTime(at: instant)
 
-        if transitions.isEmpty && leapSeconds.isEmpty && (isDST < 0 || (isDST > 0) == (converted.isDST > 0)) {
+        if isPlainFixedOffset(isDST: isDST) {
             // A fixed offset: the first correction is exact.
             instant = local - Int64(converted.utcOffset)
             converted = localTime(at: instant)
@@ -227,6 +243,29 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         }
         time = converted
         return instant
+    }
+
+    /// The common case, with one lookup: `local` read with `offset` lands in a period of that offset, of the
+    /// requested flavour, at least a day from either end of it — so no other reading exists, and glibc's first
+    /// guess is its answer.
+    @inline(__always)
+    func uniqueInstant(forLocal local: Int64, offset: Int, isDST: Int) -> (Int64, LocalTimeType)? {
+        guard !transitions.isEmpty && leapSeconds.isEmpty else { return nil }
+        let guess = local - Int64(offset)
+        let index = firstTransition(after: guess) - 1
+        let type = types[index < 0 ? initialType : transitionTypes[index]]
+        guard type.utcOffset == offset, isDST < 0 || type.isDST == (isDST > 0) else { return nil }
+        let margin: Int64 = 26 * 3_600
+        if index >= 0 && guess - transitions[index] <= margin { return nil }
+        if index + 1 < transitions.count && transitions[index + 1] - guess <= margin { return nil }
+        return (guess, type)
+    }
+
+    /// Whether the zone has one offset and no leap seconds, and `isDST` does not ask for another flavour: then
+    /// wall time in range converts back to itself.
+    @inline(__always)
+    func isPlainFixedOffset(isDST: Int) -> Bool {
+        transitions.isEmpty && leapSeconds.isEmpty && (isDST < 0 || (isDST > 0) == types[initialType].isDST)
     }
 
     /// `makeTime(_:offsetHint:)` without a remembered offset.

@@ -1,0 +1,94 @@
+import ChimeCore
+import Foundation
+
+/// Everything a command reads from or writes to the outside world, so that tests can run commands in-process.
+public struct CommandContext: Sendable {
+    /// Collects what a command prints; the real program writes it to the file descriptors.
+    public final class Stream: @unchecked Sendable {
+        private let lock = NSLock()
+        private var buffer = ""
+        private let sink: (@Sendable (String) -> Void)?
+        private let bufferLimit: Int
+
+        /// A stream that keeps what is written, for tests.
+        public init() {
+            sink = nil
+            bufferLimit = 0
+        }
+
+        /// A stream that hands what is written to `sink` once `bufferLimit` bytes have gathered (0: at once).
+        public init(bufferLimit: Int = 65_536, sink: @escaping @Sendable (String) -> Void) {
+            self.sink = sink
+            self.bufferLimit = bufferLimit
+        }
+
+        /// Appends `text`; a stream with a sink hands it on once the buffer is full, and at `flush()`.
+        public func write(_ text: String) {
+            lock.lock()
+            buffer += text
+            let full = sink != nil && buffer.utf8.count >= bufferLimit
+            lock.unlock()
+            if full { flush() }
+        }
+
+        /// Hands what is buffered to the sink.
+        public func flush() {
+            guard let sink else { return }
+            lock.lock()
+            let pending = buffer
+            buffer = ""
+            lock.unlock()
+            if !pending.isEmpty { sink(pending) }
+        }
+
+        public func line(_ text: String = "") {
+            write(text + "\n")
+        }
+
+        /// What has been written so far and not yet flushed.
+        public var text: String {
+            lock.lock()
+            defer { lock.unlock() }
+            return buffer
+        }
+    }
+
+    public var output: Stream
+    public var errors: Stream
+    public var environment: [String: String]
+    public var now: Date
+    public var localZone: ZoneRules
+    public var zones: ZoneDatabase
+
+    public init(
+        output: Stream, errors: Stream, environment: [String: String], now: Date, localZone: ZoneRules,
+        zones: ZoneDatabase = .system
+    ) {
+        self.output = output
+        self.errors = errors
+        self.environment = environment
+        self.now = now
+        self.localZone = localZone
+        self.zones = zones
+    }
+
+    /// The context of the running process: its standard streams, environment, clock and local zone.
+    public static func process() -> CommandContext {
+        let environment = ProcessInfo.processInfo.environment
+        return CommandContext(
+            output: Stream { FileHandle.standardOutput.write(Data($0.utf8)) },
+            errors: Stream(bufferLimit: 0) { FileHandle.standardError.write(Data($0.utf8)) },
+            environment: environment,
+            now: Date(),
+            localZone: LocalZone.resolve(tz: environment["TZ"]))
+    }
+}
+
+/// Exit statuses of chime's programs (sysexits(3) where it has a name for the case).
+public enum ExitCode: Int32, Sendable {
+    case success = 0
+    case failure = 1
+    /// `status` of an instance that is not running (as `systemctl status`).
+    case notRunning = 3
+    case usage = 64
+}

@@ -1,0 +1,269 @@
+import ChimeCore
+import ChimeDaemon
+import Foundation
+
+/// What `chimectl list/next/status/reload` read: the running daemon's `schedule.json` and PID file.
+struct InstanceView {
+    struct Entry {
+        var id: String
+        var title: String
+        var next: Date
+        var nextLocal: String
+        var trigger: String
+        var source: String
+        var backends: [String]
+    }
+
+    let options: DaemonOptions
+    var pid: Int32?
+    var isRunning: Bool
+    var snapshot: [String: Any]?
+
+    static let instanceOptions: Set<String> = ["config-dir", "state-dir", "runtime-dir"]
+
+    /// The instance named by `--user`/`--runtime-dir` etc. (as chimed takes them).
+    init(_ arguments: ParsedArguments, environment: [String: String]) {
+        var options = DaemonOptions.defaults(for: arguments.has("user") ? .user : .system, environment: environment)
+        if let runtime = arguments.value("runtime-dir") { options.runtimeDirectory = runtime }
+        if let state = arguments.value("state-dir") { options.stateDirectory = state }
+        let directories = arguments.all("config-dir")
+        if !directories.isEmpty { options.configDirectories = directories }
+        self.options = options
+        let pidText = try? String(contentsOfFile: options.pidPath, encoding: .utf8)
+        pid = pidText.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        isRunning = pid.map(Self.isChimed) ?? false
+        snapshot = Self.readSnapshot(options.snapshotPath)
+    }
+
+    static func readSnapshot(_ path: String) -> [String: Any]? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    }
+
+    /// Whether `pid` is a live chimed (not a recycled process id).
+    static func isChimed(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        guard let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return true }
+        return name.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("chimed")
+    }
+
+    var entries: [Entry] {
+        let list = snapshot?["scheduled"] as? [[String: Any]] ?? []
+        return list.compactMap { item in
+            guard let id = item["id"] as? String, let nextText = item["next"] as? String,
+                let next = Timestamp.parseISO8601(nextText)
+            else { return nil }
+            return Entry(
+                id: id, title: item["title"] as? String ?? "", next: next,
+                nextLocal: item["next_local"] as? String ?? "",
+                trigger: item["trigger"] as? String ?? "", source: item["source"] as? String ?? "",
+                backends: item["backends"] as? [String] ?? [])
+        }
+    }
+
+    /// Says why there is nothing to show, when the daemon is not running.
+    func requireRunning() throws {
+        guard isRunning, snapshot != nil else {
+            throw CommandFailure(
+                "chimed is not running (no live process in \(options.pidPath)); start it with "
+                    + "'systemctl start chimed'\(options.instance == .user ? " --user" : "") or 'chimed'.")
+        }
+    }
+}
+
+/// A failure a command reports on standard error with exit status 1.
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+extension ParsedArguments.Grammar {
+    /// The options every command that talks to an instance takes, as chimed does.
+    static func instance(valued: Set<String> = [], flags: Set<String> = []) -> Self {
+        .init(valued: valued.union(InstanceView.instanceOptions), flags: flags.union(["user"]))
+    }
+}
+
+/// `chimectl list`: every scheduled notification with its next fire in local time, soonest first.
+struct ListCommand: Command {
+    static let name = "list"
+    static let summary = "List the scheduled notifications, soonest first"
+    static let usage = "chimectl list [--json] [--user] [--runtime-dir=DIR]"
+    static let help = """
+        Lists every notification the running chimed has armed, with its next fire date in the notification's
+        local time, the time left, and its trigger. Reads RUNTIME_DIR/schedule.json, which chimed rewrites after
+        every rebuild and delivery.
+
+        Options:
+          --json                one JSON object per notification and line:
+                                {"id":…,"title":…,"next":"2026-11-30T08:55:00.000000Z","next_local":…,"trigger":…}
+          --user                the calling user's instance
+          --runtime-dir=DIR     the instance's runtime directory
+          -h, --help            show this help
+
+        Exit status: 0, or 1 when chimed is not running.
+        """
+    static let grammar = ParsedArguments.Grammar.instance(flags: ["json"])
+
+    static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
+        let view = InstanceView(arguments, environment: context.environment)
+        try view.requireRunning()
+        let entries = view.entries
+        if arguments.has("json") {
+            for entry in entries { context.output.line(Self.json(entry).serialized) }
+            return .success
+        }
+        var table = ScheduleTable()
+        for entry in entries {
+            table.add(
+                id: entry.id, next: entry.nextLocal,
+                left: Timestamp.relativeDescription(of: entry.next, now: context.now), what: entry.trigger)
+        }
+        if !table.isEmpty { context.output.write(table.rendered()) }
+        context.output.line("\n\(entries.count) scheduled.")
+        return .success
+    }
+
+    static func json(_ entry: InstanceView.Entry) -> JSONValue {
+        .object([
+            ("id", .string(entry.id)), ("title", .string(entry.title)),
+            ("next", .string(Timestamp.iso8601(entry.next, fraction: .microseconds))),
+            ("next_local", .string(entry.nextLocal)), ("trigger", .string(entry.trigger)),
+            ("source", .string(entry.source)), ("backends", .array(entry.backends.map(JSONValue.string))),
+        ])
+    }
+}
+
+/// `chimectl next`: the notification that fires next.
+struct NextCommand: Command {
+    static let name = "next"
+    static let summary = "Show the notification that fires next"
+    static let usage = "chimectl next [--json] [--user] [--runtime-dir=DIR]"
+    static let help = """
+        Shows which notification the running chimed will deliver next, and when (in its local time).
+
+        Options:
+          --json                {"id":…,"title":…,"next":…,"next_local":…,"trigger":…}, or null
+          --user                the calling user's instance
+          --runtime-dir=DIR     the instance's runtime directory
+          -h, --help            show this help
+
+        Exit status: 0, or 1 when chimed is not running.
+        """
+    static let grammar = ParsedArguments.Grammar.instance(flags: ["json"])
+
+    static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
+        let view = InstanceView(arguments, environment: context.environment)
+        try view.requireRunning()
+        guard let first = view.entries.first else {
+            context.output.line(arguments.has("json") ? "null" : "Nothing is scheduled.")
+            return .success
+        }
+        if arguments.has("json") {
+            context.output.line(ListCommand.json(first).serialized)
+        } else {
+            let left = Timestamp.relativeDescription(of: first.next, now: context.now)
+            context.output.line("\(first.id): \(first.title)\n  at \(first.nextLocal) (\(left))\n  \(first.trigger)")
+        }
+        return .success
+    }
+}
+
+/// `chimectl status`: whether chimed runs, and what it holds.
+struct StatusCommand: Command {
+    static let name = "status"
+    static let summary = "Show whether chimed runs, how much it holds, and its last rebuild and error"
+    static let usage = "chimectl status [--json] [--user] [--runtime-dir=DIR]"
+    static let help = """
+        Shows whether chimed is running (and its process id), how many notifications are scheduled, the next
+        one, when the schedule was last rebuilt, and the last configuration error.
+
+        Options:
+          --json                {"running":…,"pid":…,"scheduled":…,"next":…,"last_rebuild":…,"last_error":…}
+          --user                the calling user's instance
+          --runtime-dir=DIR     the instance's runtime directory
+          -h, --help            show this help
+
+        Exit status: 0 when chimed runs, 3 when it does not (as systemctl status).
+        """
+    static let grammar = ParsedArguments.Grammar.instance(flags: ["json"])
+
+    static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
+        let view = InstanceView(arguments, environment: context.environment)
+        let entries = view.isRunning ? view.entries : []
+        let snapshot = view.isRunning ? view.snapshot : nil
+        let lastRebuild = snapshot?["last_rebuild"] as? String
+        let lastError = snapshot?["last_error"] as? String
+        if arguments.has("json") {
+            context.output.line(
+                JSONValue.object([
+                    ("running", .bool(view.isRunning)), ("pid", view.isRunning ? .number(Int64(view.pid ?? 0)) : .null),
+                    ("scheduled", .number(Int64(entries.count))),
+                    ("next", entries.first.map { ListCommand.json($0) } ?? .null),
+                    ("last_rebuild", lastRebuild.map(JSONValue.string) ?? .null),
+                    ("last_error", lastError.map(JSONValue.string) ?? .null),
+                    ("runtime_directory", .string(view.options.runtimeDirectory)),
+                ]).serialized)
+        } else {
+            var lines = LabelledLines()
+            lines.add("State:", view.isRunning ? "running (pid \(view.pid ?? 0))" : "not running")
+            lines.add("Runtime dir:", view.options.runtimeDirectory)
+            if view.isRunning {
+                lines.add("Scheduled:", String(entries.count))
+                if let first = entries.first {
+                    let left = Timestamp.relativeDescription(of: first.next, now: context.now)
+                    lines.add("Next:", "\(first.id) at \(first.nextLocal) (\(left))")
+                }
+                lines.add("Last rebuild:", lastRebuild ?? "-")
+                lines.add("Last error:", lastError ?? "none")
+            }
+            context.output.write(lines.rendered())
+        }
+        return view.isRunning ? .success : .notRunning
+    }
+}
+
+/// `chimectl reload`: asks chimed to rebuild the schedule (SIGHUP) and waits until it has.
+struct ReloadCommand: Command {
+    static let name = "reload"
+    static let summary = "Make chimed rebuild the whole schedule now (SIGHUP)"
+    static let usage = "chimectl reload [--user] [--runtime-dir=DIR]"
+    static let help = """
+        Sends SIGHUP to the running chimed, which reloads every notification and rebuilds the whole schedule,
+        and waits (up to 10 s) until the rebuild is done; then prints the new count and the last error, if any.
+        'systemctl reload chimed' does the same through systemd.
+
+        Options:
+          --user                the calling user's instance
+          --runtime-dir=DIR     the instance's runtime directory
+          -h, --help            show this help
+
+        Exit status: 0 when the rebuild finished, 1 otherwise.
+        """
+    static let grammar = ParsedArguments.Grammar.instance()
+
+    static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
+        let view = InstanceView(arguments, environment: context.environment)
+        try view.requireRunning()
+        let before = view.snapshot?["rebuilds"] as? Int ?? 0
+        guard let pid = view.pid, kill(pid, SIGHUP) == 0 else {
+            throw CommandFailure("cannot signal chimed: \(String(cString: strerror(errno)))")
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let snapshot = InstanceView.readSnapshot(view.options.snapshotPath),
+                let rebuilds = snapshot["rebuilds"] as? Int, rebuilds > before
+            {
+                let count = (snapshot["scheduled"] as? [Any])?.count ?? 0
+                context.output.line("Reloaded: \(count) scheduled.")
+                if let error = snapshot["last_error"] as? String { context.output.line("Last error: \(error)") }
+                return .success
+            }
+            usleep(20_000)
+        }
+        throw CommandFailure("chimed did not finish rebuilding within 10 s")
+    }
+}

@@ -1,0 +1,359 @@
+import Foundation
+
+/// Turns parsed notification files into validated `ScheduledNotification`s, reporting every problem with its
+/// file, line and column.
+///
+/// Unknown sections and keys are warnings (the file still loads); a value that breaks a rule is an error, and a
+/// file with any error is not loaded.
+public struct NotificationLoader: Sendable {
+    /// The zone of times without a zone, unless a file sets `TimeZone=`.
+    public var systemZone: ZoneRules
+    public var zones: ZoneDatabase
+
+    public init(systemZone: ZoneRules, zones: ZoneDatabase = .system) {
+        self.systemZone = systemZone
+        self.zones = zones
+    }
+
+    /// The outcome for one file: the notification (unless it had errors or is masked) and what was found.
+    public struct Result: Sendable {
+        public var id: String
+        public var notification: ScheduledNotification?
+        public var diagnostics: [UnitFileDiagnostic]
+        public var isMasked = false
+
+        public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+    }
+
+    static let knownKeys: [String: Set<String>] = [
+        "Notification": [
+            "Title", "Body", "Icon", "Category", "Sound", "Urgency", "Action", "ExecAction", "SnoozeSec", "Badge",
+            "Info", "Deliver", "Enabled",
+        ],
+        "Trigger": ["At", "OnCalendar", "Every", "From", "Count", "Until", "TimeZone", "Persistent"],
+    ]
+
+    /// Loads every file a search found.
+    public func load(_ search: NotificationSearch) -> [Result] {
+        search.files.map(load)
+    }
+
+    /// Loads one found file (its drop-ins already applied).
+    public func load(_ file: NotificationFile) -> Result {
+        switch file.content {
+        case .masked:
+            return Result(id: file.id, notification: nil, diagnostics: [], isMasked: true)
+        case .loaded(let unit):
+            return load(unit, id: file.id, path: file.path)
+        }
+    }
+
+    /// Validates `unit` as the notification `id`.
+    public func load(_ unit: UnitFile, id: String, path: String) -> Result {
+        var reader = Reader(unit: unit, path: path, loader: self)
+        reader.diagnostics = unit.diagnostics
+        let notification = reader.read(id: id)
+        let hasErrors = reader.diagnostics.contains { $0.severity == .error }
+        return Result(id: id, notification: hasErrors ? nil : notification, diagnostics: reader.diagnostics)
+    }
+
+    /// Whether `id` can name a notification: letters, digits and `-_.@:`, at most 255 bytes, not starting with `.`.
+    public static func isValidID(_ id: String) -> Bool {
+        guard !id.isEmpty, id.utf8.count <= 255, !id.hasPrefix(".") else { return false }
+        return id.unicodeScalars.allSatisfy {
+            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+                || "-_.@:".unicodeScalars.contains($0)
+        }
+    }
+}
+
+/// Reads one file's sections, collecting diagnostics as it goes.
+private struct Reader {
+    let unit: UnitFile
+    let path: String
+    let loader: NotificationLoader
+    var diagnostics: [UnitFileDiagnostic] = []
+
+    init(unit: UnitFile, path: String, loader: NotificationLoader) {
+        self.unit = unit
+        self.path = path
+        self.loader = loader
+    }
+
+    mutating func error(_ location: UnitFileLocation, _ message: String) {
+        diagnostics.append(UnitFileDiagnostic(.error, at: location, message))
+    }
+
+    mutating func warning(_ location: UnitFileLocation, _ message: String) {
+        diagnostics.append(UnitFileDiagnostic(.warning, at: location, message))
+    }
+
+    /// The value of a single-valued key, `nil` when unset or reset to its default by an empty assignment.
+    func single(_ key: String, in section: String) -> UnitFileEntry? {
+        guard let entry = unit.lastValue(for: key, in: section), !entry.value.isEmpty else { return nil }
+        return entry
+    }
+
+    mutating func read(id: String) -> ScheduledNotification {
+        let fileLocation = UnitFileLocation(file: path)
+        if !NotificationLoader.isValidID(id) {
+            error(fileLocation, "Invalid notification name '\(id)': use letters, digits and '-_.@:'.")
+        }
+        checkUnknown()
+
+        var trigger = Trigger()
+        let zone = readTimeZone(into: &trigger)
+        readInstants(into: &trigger, zone: zone)
+        readCalendars(into: &trigger, zone: zone)
+        readWindow(into: &trigger, zone: zone)
+        if let entry = single("Persistent", in: "Trigger") {
+            trigger.isPersistent = boolean(entry) ?? false
+        }
+        let triggerEntries = ["At", "OnCalendar"].flatMap { unit.values(for: $0, in: "Trigger") }
+        if triggerEntries.isEmpty && single("Every", in: "Trigger") == nil {
+            let section = unit.sections.first { $0.name == "Trigger" }?.location ?? fileLocation
+            error(section, "No trigger: set At=, OnCalendar= or Every= in [Trigger].")
+        }
+
+        let title = single("Title", in: "Notification")
+        if title == nil {
+            let section = unit.sections.first { $0.name == "Notification" }?.location ?? fileLocation
+            error(section, "Missing Title= in [Notification].")
+        }
+        var notification = ScheduledNotification(id: id, title: title?.value ?? "", trigger: trigger)
+        readContent(into: &notification)
+        return notification
+    }
+
+    mutating func checkUnknown() {
+        for section in unit.sections {
+            guard let keys = NotificationLoader.knownKeys[section.name] else {
+                warning(section.location, "Unknown section '\(section.name)', ignoring.")
+                continue
+            }
+            for entry in section.entries where !keys.contains(entry.key) {
+                warning(entry.location, "Unknown key '\(entry.key)' in section [\(section.name)], ignoring.")
+            }
+        }
+    }
+
+    mutating func readTimeZone(into trigger: inout Trigger) -> ZoneRules {
+        guard let entry = single("TimeZone", in: "Trigger") else { return loader.systemZone }
+        guard loader.zones.isValidName(entry.value), let rules = try? loader.zones.rules(named: entry.value) else {
+            error(entry.valueLocation, "Unknown time zone '\(entry.value)' in TimeZone=.")
+            return loader.systemZone
+        }
+        trigger.timeZone = rules
+        return rules
+    }
+
+    /// A timestamp in `zone`; relative forms ("now", "tomorrow", "+5min") are refused, since a file is read
+    /// again at every reload and they would move each time.
+    mutating func timestamp(_ entry: UnitFileEntry, zone: ZoneRules) -> Date? {
+        let first = Date(timeIntervalSince1970: 1_000_000_000)
+        let second = Date(timeIntervalSince1970: 1_500_000_000.5)
+        do {
+            let a = try Timestamp.parse(entry.value, now: first, localZone: zone, zones: loader.zones)
+            let b = try Timestamp.parse(entry.value, now: second, localZone: zone, zones: loader.zones)
+            guard a == b else {
+                error(
+                    entry.valueLocation,
+                    "\(entry.key)= must be an absolute time; '\(entry.value)' depends on when the file is read.")
+                return nil
+            }
+            return a
+        } catch {
+            self.error(entry.valueLocation, "Invalid \(entry.key)= '\(entry.value)': \(error).")
+            return nil
+        }
+    }
+
+    mutating func readInstants(into trigger: inout Trigger, zone: ZoneRules) {
+        for entry in unit.values(for: "At", in: "Trigger") {
+            if let date = timestamp(entry, zone: zone) { trigger.instants.append(date) }
+        }
+        trigger.instants.sort()
+    }
+
+    mutating func readCalendars(into trigger: inout Trigger, zone: ZoneRules) {
+        for entry in unit.values(for: "OnCalendar", in: "Trigger") {
+            do {
+                trigger.calendars.append(try CalendarSpec(entry.value, localZone: zone, zones: loader.zones))
+            } catch {
+                var location = entry.valueLocation
+                if let column = location.column { location.column = column + error.column - 1 }
+                self.error(location, "Invalid OnCalendar= '\(entry.value)': \(error.reason).")
+            }
+        }
+    }
+
+    mutating func readWindow(into trigger: inout Trigger, zone: ZoneRules) {
+        if let entry = single("Every", in: "Trigger") {
+            do {
+                let span = try Timespan.parse(entry.value)
+                if span.microseconds == 0 || span.isInfinite {
+                    error(
+                        entry.valueLocation, "Every= must be a finite interval greater than zero, not '\(entry.value)'."
+                    )
+                } else {
+                    trigger.interval = span
+                }
+            } catch {
+                self.error(entry.valueLocation, "Invalid Every= '\(entry.value)': \(error).")
+            }
+        }
+        if let entry = single("From", in: "Trigger") { trigger.from = timestamp(entry, zone: zone) }
+        if let entry = single("Until", in: "Trigger") { trigger.until = timestamp(entry, zone: zone) }
+        if let entry = single("Count", in: "Trigger") {
+            if let count = Int(entry.value), count > 0 {
+                trigger.count = count
+            } else {
+                error(entry.valueLocation, "Count= must be a positive whole number, not '\(entry.value)'.")
+            }
+        }
+        if let from = trigger.from, let until = trigger.until, until < from,
+            let entry = single("Until", in: "Trigger")
+        {
+            error(entry.location, "Until= (\(entry.value)) is before From=; nothing could fire.")
+        }
+    }
+
+    mutating func readContent(into notification: inout ScheduledNotification) {
+        let section = "Notification"
+        if let entry = single("Body", in: section) { notification.body = entry.value }
+        if let entry = single("Icon", in: section) { notification.icon = entry.value }
+        if let entry = single("Category", in: section) { notification.category = entry.value }
+        if let entry = single("Sound", in: section) { notification.sound = entry.value }
+        if let entry = single("Urgency", in: section) {
+            if let urgency = ScheduledNotification.Urgency(rawValue: entry.value) {
+                notification.urgency = urgency
+            } else {
+                error(entry.valueLocation, "Invalid Urgency= '\(entry.value)': expected low, normal or critical.")
+            }
+        }
+        if let entry = single("Badge", in: section) {
+            if let badge = Self.badge(entry.value) {
+                notification.badge = badge
+            } else {
+                error(entry.valueLocation, "Invalid Badge= '\(entry.value)': expected N, +N, -N or clear.")
+            }
+        }
+        if let entry = single("SnoozeSec", in: section) {
+            if let span = try? Timespan.parse(entry.value), span.microseconds > 0, !span.isInfinite,
+                let duration = span.duration
+            {
+                notification.snooze = duration
+            } else {
+                error(entry.valueLocation, "Invalid SnoozeSec= '\(entry.value)': expected a time span above zero.")
+            }
+        }
+        if let entry = single("Enabled", in: section) { notification.isEnabled = boolean(entry) ?? true }
+        readActions(into: &notification)
+        for entry in unit.values(for: "Info", in: section) {
+            guard let equals = entry.value.firstIndex(of: "="), Self.isValidInfoKey(entry.value[..<equals]) else {
+                error(
+                    entry.valueLocation,
+                    "Invalid Info= '\(entry.value)': expected KEY=VALUE with a KEY of letters, digits and '_'.")
+                continue
+            }
+            let key = String(entry.value[..<equals])
+            let value = String(entry.value[entry.value.index(after: equals)...])
+            notification.info.removeAll { $0.key == key }
+            notification.info.append((key, value))
+        }
+        for entry in unit.values(for: "Deliver", in: section) {
+            do {
+                for name in try entry.words() where !notification.backends.contains(name) {
+                    notification.backends.append(name)
+                }
+            } catch {
+                diagnostics.append(error)
+            }
+        }
+    }
+
+    mutating func readActions(into notification: inout ScheduledNotification) {
+        for entry in unit.values(for: "Action", in: "Notification") {
+            guard let colon = entry.value.firstIndex(of: ":"), Self.isValidActionKey(entry.value[..<colon]),
+                !entry.value[entry.value.index(after: colon)...].isEmpty
+            else {
+                error(entry.valueLocation, "Invalid Action= '\(entry.value)': expected KEY:Label.")
+                continue
+            }
+            let key = String(entry.value[..<colon])
+            notification.actions.removeAll { $0.key == key }
+            notification.actions.append(.init(key: key, label: String(entry.value[entry.value.index(after: colon)...])))
+        }
+        for entry in unit.values(for: "ExecAction", in: "Notification") {
+            guard let colon = entry.value.firstIndex(of: ":"), Self.isValidActionKey(entry.value[..<colon]) else {
+                error(entry.valueLocation, "Invalid ExecAction= '\(entry.value)': expected KEY:COMMAND.")
+                continue
+            }
+            let key = String(entry.value[..<colon])
+            var location = entry.valueLocation
+            if let column = location.column { location.column = column + key.count + 1 }
+            do {
+                let argv = try WordSplitter.split(String(entry.value[entry.value.index(after: colon)...]), at: location)
+                guard let program = argv.first, program.hasPrefix("/") else {
+                    error(location, "ExecAction= needs an absolute path to a program, not '\(argv.first ?? "")'.")
+                    continue
+                }
+                notification.actionCommands[key] = argv
+            } catch {
+                diagnostics.append(error)
+            }
+        }
+        for key in notification.actionCommands.keys.sorted()
+        where key != "default" && !notification.actions.contains(where: { $0.key == key }) {
+            let entry = unit.values(for: "ExecAction", in: "Notification").last { $0.value.hasPrefix(key + ":") }
+            warning(
+                entry?.location ?? UnitFileLocation(file: path),
+                "ExecAction= for '\(key)', which no Action= offers; it can only be chosen by name.")
+        }
+    }
+
+    /// systemd's booleans: 1/yes/y/true/t/on and 0/no/n/false/f/off, any case.
+    mutating func boolean(_ entry: UnitFileEntry) -> Bool? {
+        switch entry.value.lowercased() {
+        case "1", "yes", "y", "true", "t", "on": return true
+        case "0", "no", "n", "false", "f", "off": return false
+        default:
+            error(entry.valueLocation, "Invalid \(entry.key)= '\(entry.value)': expected yes or no.")
+            return nil
+        }
+    }
+
+    static func badge(_ text: String) -> ScheduledNotification.BadgeChange? {
+        if text == "clear" { return .clear }
+        let digits = text.drop { $0 == "+" || $0 == "-" }
+        guard text.count - digits.count <= 1, !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit),
+            let value = Int(digits), value <= 1_000_000_000
+        else { return nil }
+        switch text.first {
+        case "+": return .add(value)
+        case "-": return .add(-value)
+        default: return .set(value)
+        }
+    }
+
+    static func isValidActionKey(_ key: Substring) -> Bool {
+        !key.isEmpty && key.utf8.count <= 64
+            && key.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || "0123456789-_.".unicodeScalars.contains($0))
+            }
+    }
+
+    /// Info keys become journal fields (`CHIME_INFO_KEY`): letters, digits and `_`, not starting with a digit.
+    static func isValidInfoKey(_ key: Substring) -> Bool {
+        guard let first = key.unicodeScalars.first, !("0"..."9").contains(first), key.utf8.count <= 64 else {
+            return false
+        }
+        return key.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_")
+        }
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// What the schedule remembers about a notification between runs; it shapes the occurrences.
+public struct DeliveryHistory: Sendable, Equatable {
+    /// When the notification was first seen: the anchor of `Every=` and of `Count=` without `From=`.
+    public var firstSeen: Date
+    /// The last occurrence delivered (or deliberately skipped); later occurrences only.
+    public var lastOccurrence: Date?
+
+    public init(firstSeen: Date, lastOccurrence: Date? = nil) {
+        self.firstSeen = firstSeen
+        self.lastOccurrence = lastOccurrence
+    }
+}
+
+extension Trigger {
+    /// The first occurrence strictly after `instant` (and after `history.lastOccurrence`), or `nil` if there is
+    /// none left.
+    ///
+    /// Pure: the clock and the zone come in as arguments. Wall-clock times are read in `timeZone`, or in
+    /// `systemZone` when the trigger names none. `Every=` without `From=` first fires one interval after
+    /// `history.firstSeen`; with `From=`, at `From=` itself.
+    public func nextOccurrence(after instant: Date, history: DeliveryHistory, systemZone: ZoneRules) -> Date? {
+        var after = instant.epochMicroseconds
+        if let last = history.lastOccurrence?.epochMicroseconds { after = max(after, last) }
+        return nextOccurrence(afterMicroseconds: after, history: history, systemZone: systemZone).map(
+            Date.init(
+                epochMicroseconds:))
+    }
+
+    /// The next `limit` occurrences after `instant`, for listing.
+    public func occurrences(
+        after instant: Date, history: DeliveryHistory, systemZone: ZoneRules, limit: Int
+    ) -> [Date] {
+        var result: [Date] = []
+        var after = instant
+        while result.count < limit, let next = nextOccurrence(after: after, history: history, systemZone: systemZone) {
+            result.append(next)
+            after = next
+        }
+        return result
+    }
+
+    func nextOccurrence(afterMicroseconds after: Int64, history: DeliveryHistory, systemZone: ZoneRules) -> Int64? {
+        let zone = timeZone ?? systemZone
+        // The window opens at From= (inclusive) or just after the first time the notification was seen.
+        let windowStart = from?.epochMicroseconds ?? history.firstSeen.epochMicroseconds + 1
+        let windowEnd = until?.epochMicroseconds ?? Int64.max
+        guard let count else {
+            guard let next = earliest(atOrAfter: max(after + 1, windowStart), zone: zone, history: history) else {
+                return nil
+            }
+            return next <= windowEnd ? next : nil
+        }
+        if calendars.isEmpty && instants.isEmpty, let step = intervalMicroseconds {
+            // Every= alone: the k-th occurrence is at anchor + k·step, no need to walk the sequence.
+            let (anchor, firstIndex) = everyAnchor(history: history)
+            let wanted = max(after + 1, windowStart)
+            var index = firstIndex
+            if wanted > anchor { index = max(index, (wanted - anchor + step - 1) / step) }
+            guard index - firstIndex < Int64(count) else { return nil }
+            let next = anchor + index * step
+            return next <= windowEnd ? next : nil
+        }
+        // Count= over a merged sequence: walk it from the window's start.
+        var position = windowStart
+        for _ in 0..<count {
+            guard let next = earliest(atOrAfter: position, zone: zone, history: history), next <= windowEnd else {
+                return nil
+            }
+            if next > after { return next }
+            position = next + 1
+        }
+        return nil
+    }
+
+    private var intervalMicroseconds: Int64? {
+        guard let interval, !interval.isInfinite, interval.microseconds > 0,
+            interval.microseconds < UInt64(Int64.max)
+        else { return nil }
+        return Int64(interval.microseconds)
+    }
+
+    /// The anchor of `Every=` and the index of its first occurrence (0 at `From=`, 1 after a first sighting).
+    private func everyAnchor(history: DeliveryHistory) -> (anchor: Int64, firstIndex: Int64) {
+        if let from { return (from.epochMicroseconds, 0) }
+        return (history.firstSeen.epochMicroseconds, 1)
+    }
+
+    /// The earliest instant at or after `start` that any of the triggers produces.
+    private func earliest(atOrAfter start: Int64, zone: ZoneRules, history: DeliveryHistory) -> Int64? {
+        var best: Int64?
+        func consider(_ candidate: Int64?) {
+            guard let candidate else { return }
+            if best == nil || candidate < best! { best = candidate }
+        }
+        for instant in instants {
+            let value = instant.epochMicroseconds
+            if value >= start { consider(value) }
+        }
+        for calendar in calendars {
+            consider(calendar.nextElapse(afterMicroseconds: start - 1, localZone: zone))
+        }
+        if let step = intervalMicroseconds {
+            let (anchor, firstIndex) = everyAnchor(history: history)
+            var index = firstIndex
+            if start > anchor {
+                let (quotient, overflow) = (start - anchor + step - 1).dividedReportingOverflow(by: step)
+                if !overflow { index = max(index, quotient) }
+            }
+            let (product, overflow1) = index.multipliedReportingOverflow(by: step)
+            let (value, overflow2) = anchor.addingReportingOverflow(product)
+            if !overflow1 && !overflow2 { consider(value) }
+        }
+        return best
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+
+/// The notification files of an ordered list of configuration directories, found and parsed the way systemd finds
+/// units and their drop-ins (systemd.unit(5)).
+///
+/// - For each `NAME.notification`, the first directory that has one wins; the others are not read.
+/// - Drop-ins `NAME.notification.d/*.conf` come from all directories; for the same drop-in file name the first
+///   directory wins. They are applied after the main file in the byte order of their file names, whichever
+///   directory each comes from.
+/// - A file that is a symlink to `/dev/null` or empty masks: a masked main file switches the notification off, a
+///   masked drop-in hides the drop-ins of the same name in later directories.
+/// - Names starting with `.` are ignored, and so is anything in a `.d` directory that does not end in `.conf`.
+/// - A directory that does not exist is skipped silently: not every instance has every directory.
+public struct NotificationSearch: Hashable, Sendable {
+    /// The notifications found, sorted by id (by the UTF-8 bytes, so that the order does not depend on the locale).
+    public var files: [NotificationFile]
+    /// Problems with directories and directory entries that do not belong to one notification (a problem reading
+    /// or parsing a notification's own files is in its `UnitFile.diagnostics`).
+    public var diagnostics: [UnitFileDiagnostic]
+
+    /// Searches `directories`, earliest first in precedence. Reads the file system through `FileManager` and never
+    /// throws: every problem becomes a diagnostic.
+    public init(searching directories: [String]) {
+        var finder = Finder()
+        files = finder.search(directories)
+        diagnostics = finder.diagnostics
+    }
+}
+
+private struct Finder {
+    static let suffix = ".notification"
+    static let dropInDirectorySuffix = ".notification.d"
+    static let dropInSuffix = ".conf"
+
+    let fileManager = FileManager.default
+    var diagnostics: [UnitFileDiagnostic] = []
+
+    /// What a directory entry is, after following symlinks.
+    enum Kind {
+        case file
+        /// A symlink to `/dev/null`.
+        case null
+        case directory
+        case other
+    }
+
+    /// A file that takes part in the search; `masks` if it is a symlink to `/dev/null`.
+    struct Candidate {
+        var path: String
+        var masks: Bool
+    }
+
+    mutating func search(_ directories: [String]) -> [NotificationFile] {
+        var mainFiles: [String: Candidate] = [:]
+        var dropInDirectories: [String: [String]] = [:]
+        for directory in directories {
+            for (name, path) in entries(of: directory, diagnostics: &diagnostics) {
+                if let id = Self.id(name, suffix: Self.suffix) {
+                    if mainFiles[id] == nil {
+                        mainFiles[id] = candidate(path)
+                    }
+                } else if let id = Self.id(name, suffix: Self.dropInDirectorySuffix) {
+                    if kind(of: path) == .directory {
+                        dropInDirectories[id, default: []].append(path)
+                    } else {
+                        warn(path, "Not a directory, ignoring.")
+                    }
+                }
+            }
+        }
+        for id in dropInDirectories.keys.sorted(by: Self.byteOrder) where mainFiles[id] == nil {
+            for path in dropInDirectories[id]! {
+                warn(path, "Drop-in directory for a notification that does not exist, ignoring.")
+            }
+        }
+        return mainFiles.sorted { Self.byteOrder($0.key, $1.key) }.map { id, main in
+            load(id: id, main: main, dropInDirectories: dropInDirectories[id] ?? [])
+        }
+    }
+
+    private mutating func load(id: String, main: Candidate, dropInDirectories: [String]) -> NotificationFile {
+        let masked = NotificationFile(id: id, path: main.path, dropInPaths: [], content: .masked)
+        guard !main.masks else { return masked }
+        var file: UnitFile
+        switch read(main.path) {
+        case .failure(let diagnostic):
+            file = UnitFile(diagnostics: [diagnostic])
+        case .success(let contents):
+            // systemd masks with an empty file as well as with a link to /dev/null.
+            guard !contents.isEmpty else { return masked }
+            file = UnitFile(parsing: contents, path: main.path)
+        }
+        var applied: [String] = []
+        for dropIn in dropIns(in: dropInDirectories, diagnostics: &file.diagnostics) where !dropIn.masks {
+            switch read(dropIn.path) {
+            case .failure(let diagnostic):
+                file.diagnostics.append(diagnostic)
+            case .success(let contents) where contents.isEmpty:
+                continue
+            case .success(let contents):
+                file.apply(dropIn: UnitFile(parsing: contents, path: dropIn.path))
+                applied.append(dropIn.path)
+            }
+        }
+        return NotificationFile(id: id, path: main.path, dropInPaths: applied, content: .loaded(file))
+    }
+
+    /// The `*.conf` files of `directories`, the first directory winning for each file name, in the order to apply
+    /// them.
+    private mutating func dropIns(
+        in directories: [String], diagnostics: inout [UnitFileDiagnostic]
+    ) -> [Candidate] {
+        var byName: [String: Candidate] = [:]
+        for directory in directories {
+            for (name, path) in entries(of: directory, diagnostics: &diagnostics)
+            where Self.id(name, suffix: Self.dropInSuffix) != nil && byName[name] == nil {
+                byName[name] = candidate(path)
+            }
+        }
+        return byName.sorted { Self.byteOrder($0.key, $1.key) }.map(\.value)
+    }
+
+    /// The entry at `path` as a candidate, or `nil` (and a warning) if it is neither a file nor a link to one.
+    private mutating func candidate(_ path: String) -> Candidate? {
+        switch kind(of: path) {
+        case .file:
+            return Candidate(path: path, masks: false)
+        case .null:
+            return Candidate(path: path, masks: true)
+        case .directory, .other:
+            warn(path, "Not a regular file, ignoring.")
+            return nil
+        }
+    }
+
+    /// The visible entries of `directory` as (name, path), sorted by name; nothing if it does not exist.
+    private func entries(
+        of directory: String, diagnostics: inout [UnitFileDiagnostic]
+    ) -> [(name: String, path: String)] {
+        var isDirectory: ObjCBool = false
+        guard fileManager.fileExists(atPath: directory, isDirectory: &isDirectory) else { return [] }
+        guard isDirectory.boolValue else {
+            diagnostics.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: directory), "Not a directory."))
+            return []
+        }
+        let names: [String]
+        do {
+            names = try fileManager.contentsOfDirectory(atPath: directory)
+        } catch {
+            let message = "Failed to list directory: \(Self.reason(error))."
+            diagnostics.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: directory), message))
+            return []
+        }
+        let separator = directory.hasSuffix("/") ? "" : "/"
+        return names.filter { !$0.hasPrefix(".") }.sorted(by: Self.byteOrder).map { ($0, directory + separator + $0) }
+    }
+
+    private func kind(of path: String) -> Kind {
+        guard var type = (try? fileManager.attributesOfItem(atPath: path))?[.type] as? FileAttributeType else {
+            return .other
+        }
+        if type == .typeSymbolicLink {
+            let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            if target == "/dev/null" {
+                return .null
+            }
+            // A dangling symlink is taken for a file, so that reading it reports what is wrong.
+            guard fileManager.fileExists(atPath: path),
+                let targetType = (try? fileManager.attributesOfItem(atPath: target))?[.type] as? FileAttributeType
+            else {
+                return .file
+            }
+            type = targetType
+        }
+        switch type {
+        case .typeRegular: return .file
+        case .typeDirectory: return .directory
+        default: return .other
+        }
+    }
+
+    private func read(_ path: String) -> Result<Data, UnitFileDiagnostic> {
+        do {
+            return .success(try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            let message = "Failed to read file: \(Self.reason(error))."
+            return .failure(UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), message))
+        }
+    }
+
+    private mutating func warn(_ path: String, _ message: String) {
+        diagnostics.append(UnitFileDiagnostic(.warning, at: UnitFileLocation(file: path), message))
+    }
+
+    /// The system's wording for a failed file operation ("No such file or directory"), which Foundation keeps in
+    /// the underlying POSIX error.
+    private static func reason(_ error: any Error) -> String {
+        let outer = error as NSError
+        let underlying = (outer.userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+        let reason = underlying?.localizedFailureReason ?? outer.localizedFailureReason ?? outer.localizedDescription
+        return reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+    }
+
+    /// `NAME` of `NAME<suffix>`, or `nil` if `name` does not have that form.
+    private static func id(_ name: String, suffix: String) -> String? {
+        let bytes = Array(name.utf8)
+        let suffixBytes = Array(suffix.utf8)
+        guard bytes.count > suffixBytes.count, bytes.suffix(suffixBytes.count).elementsEqual(suffixBytes) else {
+            return nil
+        }
+        return String(decoding: bytes.dropLast(suffixBytes.count), as: UTF8.self)
+    }
+
+    private static func byteOrder(_ a: String, _ b: String) -> Bool {
+        a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+}

@@ -1,0 +1,101 @@
+import ChimeCore
+import Foundation
+
+/// The `chimed` program: options, `--check`, and starting the daemon.
+public enum Chimed {
+    public static let version = "0.1.0"
+
+    static let help = """
+        Usage: chimed [OPTIONS]
+
+        The chime local-notification daemon: loads the notification schedule, arms one wall-clock timer for the
+        next fire date, delivers when due, and rebuilds the whole schedule on SIGHUP. Runs in the foreground
+        (systemd Type=notify); see chimed(8).
+
+        Options:
+          --config-dir=DIR      read notifications from DIR; repeatable, earlier wins (default: /etc/chime,
+                                /run/chime, /usr/lib/chime; with --user ~/.config/chime, $XDG_RUNTIME_DIR/chime)
+          --state-dir=DIR       keep state here (default /var/lib/chime, or ~/.local/state/chime)
+          --runtime-dir=DIR     write the PID file and schedule.json here (default /run/chime, or
+                                $XDG_RUNTIME_DIR/chime)
+          --user                run as the calling user's instance
+          --deliver=LIST        backends for notifications without Deliver= (default: journal);
+                                known: journal, stdout
+          --check               load and validate everything, print the schedule, exit 1 on errors
+          -h, --help            show this help
+          --version             show the version
+
+        Signals: SIGHUP rebuilds the schedule; SIGTERM and SIGINT stop after deliveries in flight.
+
+        """
+
+    static let grammar = ParsedArguments.Grammar(
+        valued: ["config-dir", "state-dir", "runtime-dir", "deliver"], flags: ["user", "check", "version"])
+
+    /// Parses the command line into options; `nil` with a printed message for help, version and usage errors.
+    public static func options(
+        _ arguments: [String], environment: [String: String]
+    ) throws(UsageError) -> (DaemonOptions, check: Bool)? {
+        let parsed = try ParsedArguments(arguments, grammar: grammar)
+        guard parsed.operands.isEmpty else { throw UsageError("unexpected argument '\(parsed.operands[0])'") }
+        if parsed.has("help") {
+            print(help, terminator: "")
+            return nil
+        }
+        if parsed.has("version") {
+            print("chimed \(version)")
+            return nil
+        }
+        var options = DaemonOptions.defaults(for: parsed.has("user") ? .user : .system, environment: environment)
+        let directories = parsed.all("config-dir")
+        if !directories.isEmpty { options.configDirectories = directories }
+        if let state = parsed.value("state-dir") { options.stateDirectory = state }
+        if let runtime = parsed.value("runtime-dir") { options.runtimeDirectory = runtime }
+        if let deliver = parsed.value("deliver") {
+            let names = deliver.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+            guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty }) else {
+                throw UsageError("invalid --deliver '\(deliver)'")
+            }
+            options.defaultBackends = names
+        }
+        return (options, parsed.has("check"))
+    }
+
+    /// `chimed --check`: loads everything as a rebuild would and prints what would be armed.
+    /// Returns the exit status: 0 when no file had errors.
+    public static func check(_ options: DaemonOptions, environment: [String: String], now: Date) -> Int32 {
+        let zone = LocalZone.resolve(tz: environment["TZ"])
+        let loader = ScheduleLoader(sources: [NotificationDirectorySource(directories: options.configDirectories)])
+        let loaded: LoadedSchedule
+        do {
+            loaded = try loader.load(systemZone: zone)
+        } catch {
+            FileHandle.standardError.write(Data("chimed: \(error)\n".utf8))
+            return 1
+        }
+        for problem in loaded.problems {
+            FileHandle.standardError.write(Data("\(problem)\n".utf8))
+        }
+        var lines: [String] = []
+        var scheduled = 0
+        for entry in loaded.notifications {
+            let notification = entry.notification
+            let history = DeliveryHistory(firstSeen: now)
+            let next =
+                notification.isEnabled
+                ? notification.trigger.nextOccurrence(after: now, history: history, systemZone: zone) : nil
+            let zoneOfEntry = notification.trigger.timeZone ?? zone
+            if next != nil { scheduled += 1 }
+            let when =
+                next.map { Timestamp.format($0, zone: zoneOfEntry) ?? "?" }
+                ?? (notification.isEnabled ? "nothing left to fire" : "disabled")
+            lines.append("  \(notification.id): \(when) — \(notification.trigger.summary)")
+        }
+        print(
+            "Configuration: \(options.configDirectories.joined(separator: ", "))\n"
+                + "\(loaded.notifications.count) notification(s) loaded, \(scheduled) scheduled, "
+                + "\(loaded.errorCount) error(s), \(loaded.problems.count - loaded.errorCount) warning(s).")
+        for line in lines { print(line) }
+        return loaded.errorCount == 0 ? 0 : 1
+    }
+}

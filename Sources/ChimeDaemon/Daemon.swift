@@ -1,0 +1,243 @@
+import ChimeCore
+import ChimeSystemd
+import Foundation
+
+/// The running `chimed`: wires the scheduler to the real clock and timer, signals, the service manager, the
+/// snapshot for `chimectl`, and rebuilds the whole schedule on start and on every SIGHUP.
+///
+/// All scheduling state lives on one serial queue; loading a new schedule runs on another, so a slow load never
+/// delays a fire.
+public final class Daemon: @unchecked Sendable {
+    public let options: DaemonOptions
+    private let environment: [String: String]
+    private let queue = DispatchQueue(label: "chimed.scheduler", qos: .userInteractive)
+    private let loadQueue = DispatchQueue(label: "chimed.load", qos: .utility)
+    private let clock = SystemWallClock()
+    private let notifier = SystemdNotifier()
+    private let log: any EventLog
+    private let loader: ScheduleLoader
+    private let dispatcher: Dispatcher
+    private let scheduler: Scheduler
+    private let snapshot: SnapshotWriter
+    private var signalSources: [any DispatchSourceSignal] = []
+    private var watchdog: (any DispatchSourceTimer)?
+    private var monitors: [AnyObject] = []
+
+    /// Rebuild bookkeeping, touched only on `queue`.
+    private var isRebuilding = false
+    private var rebuildPending = false
+    private var rebuildCount = 0
+    private var lastRebuild: Date?
+    private var lastError: String?
+    private var problems: [String] = []
+    private var isStopping = false
+
+    public init(
+        options: DaemonOptions, environment: [String: String], backends: [any DeliveryBackend], log: any EventLog
+    ) {
+        self.options = options
+        self.environment = environment
+        self.log = log
+        loader = ScheduleLoader(sources: [NotificationDirectorySource(directories: options.configDirectories)])
+        dispatcher = Dispatcher(
+            backends: backends, defaultBackends: options.defaultBackends, clock: SystemWallClock(), log: log)
+        scheduler = Scheduler(
+            clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: dispatcher, log: log)
+        snapshot = SnapshotWriter(path: options.snapshotPath)
+        scheduler.afterFire = { [weak self] in self?.scheduleChanged() }
+    }
+
+    /// Starts everything and never returns: the process ends on SIGTERM/SIGINT (exit 0) or a fatal start-up error.
+    public func run() -> Never {
+        installSignalHandlers()
+        writePIDFile()
+        queue.async { self.startWatchdog() }
+        queue.async { self.rebuild(reason: "start") }
+        dispatchMain()
+    }
+
+    /// Adds something to start with the daemon and keep alive as long as it runs (a clock or zone monitor).
+    public func keepAlive(_ object: AnyObject) {
+        monitors.append(object)
+    }
+
+    /// Runs `body` on the scheduler's queue (for monitors that report events).
+    public func onSchedulerQueue(_ body: @escaping @Sendable (Daemon) -> Void) {
+        queue.async { body(self) }
+    }
+
+    // MARK: Rebuilds
+
+    /// Requests a rebuild; while one is loading, further requests collapse into one more.
+    public func requestRebuild(reason: String) {
+        queue.async { self.rebuild(reason: reason) }
+    }
+
+    private func rebuild(reason: String) {
+        guard !isStopping else { return }
+        if isRebuilding {
+            rebuildPending = true
+            return
+        }
+        isRebuilding = true
+        if rebuildCount > 0 {
+            notify("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())\nSTATUS=Reloading (\(reason))…")
+        }
+        let loader = self.loader
+        let tz = environment["TZ"]
+        loadQueue.async {
+            let zone = LocalZone.resolve(tz: tz)
+            let result = Result { () throws(ScheduleLoadError) in try loader.load(systemZone: zone) }
+            self.queue.async { self.finishRebuild(result, reason: reason) }
+        }
+    }
+
+    private func finishRebuild(_ result: Result<LoadedSchedule, ScheduleLoadError>, reason: String) {
+        isRebuilding = false
+        let first = rebuildCount == 0
+        rebuildCount += 1
+        switch result {
+        case .success(let loaded):
+            scheduler.install(loaded)
+            lastRebuild = clock.now()
+            problems = loaded.problems.map(\.description)
+            lastError = loaded.problems.first { $0.severity == .error }?.description
+            for problem in loaded.problems { log.record(Self.configEvent(problem)) }
+            log.record(
+                DaemonEvent(
+                    first ? .started : .reloaded,
+                    "\(first ? "Started" : "Reloaded (\(reason))"): \(loaded.notifications.count) notification(s) "
+                        + "loaded, \(scheduler.scheduledCount) scheduled, \(loaded.errorCount) file(s) with errors.",
+                    fields: [
+                        ("CHIME_LOADED", String(loaded.notifications.count)),
+                        ("CHIME_SCHEDULED", String(scheduler.scheduledCount)),
+                        ("CHIME_ERRORS", String(loaded.errorCount)),
+                    ]))
+        case .failure(let error):
+            lastError = error.message
+            log.record(
+                DaemonEvent(
+                    .configError, "Loading the schedule failed: \(error.message); keeping the previous schedule.",
+                    fields: [("CHIME_ERROR", error.message)]))
+        }
+        refreshSnapshot(waiting: true)
+        notify("READY=1\nSTATUS=\(statusText())")
+        if rebuildPending {
+            rebuildPending = false
+            rebuild(reason: "coalesced requests")
+        }
+    }
+
+    static func configEvent(_ problem: UnitFileDiagnostic) -> DaemonEvent {
+        var fields: [(name: String, value: String)] = [("CHIME_FILE", problem.location.file)]
+        if let line = problem.location.line { fields.append(("CHIME_LINE", String(line))) }
+        if let id = Self.id(ofFile: problem.location.file) { fields.append(("CHIME_ID", id)) }
+        return DaemonEvent(
+            .configError, problem.description, fields: fields, priority: problem.severity == .error ? 3 : 4)
+    }
+
+    private static func id(ofFile path: String) -> String? {
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        guard name.hasSuffix(".notification") else { return nil }
+        return String(name.dropLast(".notification".count))
+    }
+
+    // MARK: Status, snapshot, service manager
+
+    /// `STATUS=`: `12 scheduled; next: standup at Mon 2026-11-30 09:55:00 CET`.
+    func statusText() -> String {
+        var text = "\(scheduler.scheduledCount) scheduled"
+        if let next = scheduler.nextUp {
+            text += "; next: \(next.id) at \(Timestamp.format(next.date, zone: next.zone) ?? "?")"
+        } else {
+            text += "; nothing due"
+        }
+        if let lastError { text += "; last error: \(lastError)" }
+        return text
+    }
+
+    /// Called after every fire: the status line and the snapshot follow the schedule.
+    func scheduleChanged() {
+        notify("STATUS=\(statusText())")
+        refreshSnapshot()
+    }
+
+    private func refreshSnapshot(waiting: Bool = false) {
+        let status = scheduler.status()
+        let facts = SnapshotWriter.Facts(
+            pid: getpid(), instance: options.instance, lastRebuild: lastRebuild, rebuilds: rebuildCount,
+            lastError: lastError, configDirectories: options.configDirectories, problems: problems,
+            defaultBackends: options.defaultBackends)
+        snapshot.write(status: status, facts: facts, now: clock.now(), waiting: waiting)
+    }
+
+    private func notify(_ state: String) {
+        do {
+            try notifier.notify(state)
+        } catch {
+            log.record(DaemonEvent(.configError, "sd_notify failed: \(error)", priority: 4))
+        }
+    }
+
+    static func monotonicMicroseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
+    }
+
+    /// `WATCHDOG=1` at half of `WatchdogSec=`, the only periodic wake-up, and only when systemd asks for it.
+    private func startWatchdog() {
+        guard let interval = notifier.watchdogInterval() else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let half = interval / 2
+        let (seconds, attoseconds) = half.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
+        timer.setEventHandler { [weak self] in self?.notify("WATCHDOG=1") }
+        timer.activate()
+        watchdog = timer
+    }
+
+    // MARK: Signals and shutdown
+
+    private func installSignalHandlers() {
+        for number in [SIGHUP, SIGTERM, SIGINT] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                if number == SIGHUP {
+                    self.rebuild(reason: "SIGHUP")
+                } else {
+                    self.stop(signal: number)
+                }
+            }
+            source.activate()
+            signalSources.append(source)
+        }
+    }
+
+    private func stop(signal number: Int32) {
+        guard !isStopping else { return }
+        isStopping = true
+        notify("STOPPING=1\nSTATUS=Stopping")
+        log.record(DaemonEvent(.stopping, "Stopping on signal \(number); waiting for deliveries in flight."))
+        let drained = dispatcher.drain(within: .seconds(5))
+        if !drained {
+            log.record(DaemonEvent(.stopping, "Deliveries still in flight after 5 s; exiting anyway.", priority: 4))
+        }
+        try? FileManager.default.removeItem(atPath: options.pidPath)
+        exit(0)
+    }
+
+    private func writePIDFile() {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: options.runtimeDirectory, withIntermediateDirectories: true)
+            try AtomicFile.write("\(getpid())\n", to: options.pidPath)
+        } catch {
+            log.record(
+                DaemonEvent(.configError, "Cannot write \(options.pidPath): \(error)", priority: 4))
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import ChimeCore
+import Foundation
+
+/// `stdout`: one JSON line per delivery, for pipelines and for watching `chimed` in the foreground.
+///
+/// `{"id":…,"title":…,"body":…,"info":{…},"fire_time":…,"delivered_at":…,"backend":"stdout"}`, times in ISO 8601
+/// UTC with microseconds.
+public final class StandardOutputBackend: DeliveryBackend, @unchecked Sendable {
+    public let name = "stdout"
+    private let lock = NSLock()
+    private let write: @Sendable (String) -> Void
+
+    /// - Parameter write: where lines go; standard output by default.
+    public init(write: @escaping @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }) {
+        self.write = write
+    }
+
+    public func deliver(_ delivery: Delivery, deliveredAt: Date) async throws {
+        let line = Self.line(for: delivery, deliveredAt: deliveredAt) + "\n"
+        lock.withLock { write(line) }
+    }
+
+    public static func line(for delivery: Delivery, deliveredAt: Date) -> String {
+        let notification = delivery.notification
+        var members: [(String, JSONValue)] = [
+            ("id", .string(notification.id)), ("title", .string(notification.title)),
+            ("body", .string(notification.body)),
+            ("info", .object(notification.info.map { ($0.key, .string($0.value)) })),
+            ("fire_time", .string(Timestamp.iso8601(delivery.fireTime, fraction: .microseconds))),
+            ("delivered_at", .string(Timestamp.iso8601(deliveredAt, fraction: .microseconds))),
+            ("backend", .string("stdout")),
+        ]
+        if delivery.missedCount > 0 { members.append(("missed", .number(Int64(delivery.missedCount)))) }
+        return JSONValue.object(members).serialized
+    }
+}

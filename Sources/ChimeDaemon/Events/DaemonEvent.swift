@@ -1,0 +1,70 @@
+import ChimeCore
+import Foundation
+
+/// Something the daemon did or found, for the journal: one structured entry per event, its kind named by a
+/// `MESSAGE_ID` that `systemd/chime.catalog` explains (`journalctl -x`).
+public struct DaemonEvent: Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case delivered
+        case skippedPast = "skipped-past"
+        case missed
+        case caughtUp = "caught-up"
+        case deliveryFailed = "delivery-failed"
+        case reloaded
+        case configError = "config-error"
+        case started
+        case stopping
+        case clockChanged = "clock-changed"
+
+        /// The journal `MESSAGE_ID` of this kind of event (stable: tools filter by it).
+        public var messageID: String {
+            switch self {
+            case .delivered: return "e73fb9a22fd0422fa10f6ec70955e821"
+            case .skippedPast: return "c5a91bf5289944c193a3a6ed56d5a886"
+            case .missed: return "e757ae2da8694a3b87e5cd6e6cc95410"
+            case .caughtUp: return "1b48d743909e43f5990e730ec5644e93"
+            case .deliveryFailed: return "0836a9145a544733a696f3d6d1372b6b"
+            case .reloaded: return "1f219778db274aaaafe1e1dc21c442ed"
+            case .configError: return "8c44231129914d17b3df15853b9facd7"
+            case .started: return "9a5838614da94a77b89621fad75a201c"
+            case .stopping: return "ac89a68c223a4400ad99c153e1e8c9c2"
+            case .clockChanged: return "194f544c0b8842109e95d0b112e8e938"
+            }
+        }
+
+        /// syslog priority: 3 error, 4 warning, 5 notice, 6 info.
+        public var priority: Int {
+            switch self {
+            case .deliveryFailed, .configError: return 3
+            case .missed, .skippedPast: return 4
+            case .clockChanged, .reloaded, .started, .stopping: return 5
+            case .delivered, .caughtUp: return 6
+            }
+        }
+    }
+
+    public var kind: Kind
+    /// syslog priority of this entry: the kind's, unless a particular event is milder or graver.
+    public var priority: Int
+    /// The human-readable `MESSAGE`.
+    public var message: String
+    /// Further journal fields (`CHIME_ID`, `CHIME_FIRE_TIME`, …), in order; names are upper case.
+    public var fields: [(name: String, value: String)]
+
+    public init(_ kind: Kind, _ message: String, fields: [(name: String, value: String)] = [], priority: Int? = nil) {
+        self.kind = kind
+        self.priority = priority ?? kind.priority
+        self.message = message
+        self.fields = fields
+    }
+
+    /// All fields of the journal entry: `MESSAGE`, `MESSAGE_ID`, `PRIORITY`, then the event's own.
+    public var journalFields: [(name: String, value: String)] {
+        [("MESSAGE", message), ("MESSAGE_ID", kind.messageID), ("PRIORITY", String(priority))] + fields
+    }
+}
+
+/// Where daemon events go: the journal in production, a recording list in tests.
+public protocol EventLog: Sendable {
+    func record(_ event: DaemonEvent)
+}

@@ -1,0 +1,93 @@
+import ChimeCore
+import Foundation
+
+/// Keeps `RUNTIME_DIR/schedule.json` — what is armed — up to date for `chimectl list/next/status`.
+///
+/// Serialising and writing happen on a queue of their own; when the schedule changes faster than the file can
+/// be written, only the latest state is written.
+final class SnapshotWriter: @unchecked Sendable {
+    struct Facts: Sendable {
+        var pid: Int32
+        var instance: InstanceKind
+        var lastRebuild: Date?
+        var rebuilds: Int
+        var lastError: String?
+        var configDirectories: [String]
+        var problems: [String]
+        var defaultBackends: [String]
+    }
+
+    static let version: Int64 = 1
+
+    let path: String
+    private let queue = DispatchQueue(label: "chimed.snapshot", qos: .utility)
+    private let lock = NSLock()
+    private var pending: (Scheduler.Status, Facts, Date)?
+
+    init(path: String) {
+        self.path = path
+    }
+
+    /// Writes the snapshot; `waiting` returns only once it is on disk (after a rebuild, before `READY=1`, so that
+    /// `chimectl list` right after `systemctl start` sees it), otherwise the write happens in the background.
+    func write(status: Scheduler.Status, facts: Facts, now: Date, waiting: Bool = false) {
+        let wasIdle = lock.withLock {
+            let idle = pending == nil
+            pending = (status, facts, now)
+            return idle
+        }
+        if waiting {
+            queue.sync { writePending() }
+        } else if wasIdle {
+            queue.async { [self] in writePending() }
+        }
+    }
+
+    private func writePending() {
+        guard
+            let (status, facts, now) = lock.withLock({ () -> (Scheduler.Status, Facts, Date)? in
+                defer { pending = nil }
+                return pending
+            })
+        else { return }
+        let text = Self.json(status: status, facts: facts, now: now).serialized + "\n"
+        do {
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try AtomicFile.write(text, to: path)
+        } catch {
+            FileHandle.standardError.write(Data("chimed: cannot write \(path): \(error)\n".utf8))
+        }
+    }
+
+    static func json(status: Scheduler.Status, facts: Facts, now: Date) -> JSONValue {
+        let scheduled: [JSONValue] = status.scheduled.map { item in
+            .object([
+                ("id", .string(item.id)), ("title", .string(item.title)),
+                ("next", .string(Timestamp.iso8601(item.next, fraction: .microseconds))),
+                ("next_local", .string(Timestamp.format(item.next, zone: item.zone) ?? "")),
+                ("zone", .string(item.zone.name)), ("trigger", .string(item.trigger.summary)),
+                ("source", .string(item.source)),
+                (
+                    "backends",
+                    .array((item.backends.isEmpty ? facts.defaultBackends : item.backends).map(JSONValue.string))
+                ),
+            ])
+        }
+        return .object([
+            ("version", .number(version)), ("pid", .number(Int64(facts.pid))),
+            ("instance", .string(facts.instance == .system ? "system" : "user")),
+            ("written_at", .string(Timestamp.iso8601(now, fraction: .microseconds))),
+            (
+                "last_rebuild",
+                facts.lastRebuild.map { .string(Timestamp.iso8601($0, fraction: .microseconds)) } ?? .null
+            ),
+            ("rebuilds", .number(Int64(facts.rebuilds))),
+            ("last_error", facts.lastError.map(JSONValue.string) ?? .null),
+            ("config_directories", .array(facts.configDirectories.map(JSONValue.string))),
+            ("scheduled", .array(scheduled)),
+            ("idle", .array(status.idle.map(JSONValue.string))),
+            ("problems", .array(facts.problems.map(JSONValue.string))),
+        ])
+    }
+}

@@ -1,0 +1,67 @@
+/// A binary min-heap of pending occurrences: the earliest fire time is always at the top.
+///
+/// One heap operation per fire: `popFirst` and `insert` are O(log n); the scheduler never scans the schedule.
+struct OccurrenceQueue {
+    struct Item {
+        /// Microseconds since the epoch.
+        var fireTime: Int64
+        /// Index of the entry in the schedule.
+        var entry: Int
+    }
+
+    private(set) var items: [Item] = []
+
+    var count: Int { items.count }
+    var isEmpty: Bool { items.isEmpty }
+    var first: Item? { items.first }
+
+    init() {}
+
+    /// Builds the heap from unordered items in O(n).
+    init(_ unordered: [Item]) {
+        items = unordered
+        for index in stride(from: items.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+    }
+
+    mutating func insert(_ item: Item) {
+        items.append(item)
+        siftUp(items.count - 1)
+    }
+
+    mutating func popFirst() -> Item? {
+        guard !items.isEmpty else { return nil }
+        items.swapAt(0, items.count - 1)
+        let top = items.removeLast()
+        if !items.isEmpty { siftDown(0) }
+        return top
+    }
+
+    /// Ties are broken by entry index, so that occurrences due at the same instant come out in a stable order.
+    @inline(__always)
+    private func less(_ a: Item, _ b: Item) -> Bool {
+        a.fireTime < b.fireTime || (a.fireTime == b.fireTime && a.entry < b.entry)
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard less(items[child], items[parent]) else { return }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            guard left < items.count else { return }
+            var smallest = left
+            if left + 1 < items.count && less(items[left + 1], items[left]) { smallest = left + 1 }
+            guard less(items[smallest], items[parent]) else { return }
+            items.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

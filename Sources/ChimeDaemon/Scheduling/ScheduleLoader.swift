@@ -1,0 +1,109 @@
+import ChimeCore
+import Foundation
+
+/// A notification as loaded, with where it came from.
+public struct LoadedNotification: Sendable {
+    public var notification: ScheduledNotification
+    /// The file (or generator, or runtime request) it came from.
+    public var source: String
+
+    public init(notification: ScheduledNotification, source: String) {
+        self.notification = notification
+        self.source = source
+    }
+}
+
+/// Everything one rebuild loaded: the valid notifications, and every problem found on the way.
+public struct LoadedSchedule: Sendable {
+    public var notifications: [LoadedNotification] = []
+    /// Errors (the file was skipped) and warnings, each with file, line and column.
+    public var problems: [UnitFileDiagnostic] = []
+    /// The zone of wall-clock times without a zone of their own, as it was when loading.
+    public var systemZone: ZoneRules
+
+    public init(systemZone: ZoneRules) {
+        self.systemZone = systemZone
+    }
+
+    public var errorCount: Int { problems.filter { $0.severity == .error }.count }
+}
+
+/// Why a rebuild could not load anything, in which case the previous schedule stays armed.
+public struct ScheduleLoadError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// One place notifications come from. Each source contributes entries; the loader merges them.
+public protocol ScheduleSource: Sendable {
+    /// Adds this source's notifications and problems to `schedule`.
+    func load(into schedule: inout LoadedSchedule, loader: NotificationLoader) throws(ScheduleLoadError)
+}
+
+/// `NAME.notification` files and their drop-ins in a search path (earlier directories win).
+public struct NotificationDirectorySource: ScheduleSource {
+    public var directories: [String]
+
+    public init(directories: [String]) {
+        self.directories = directories
+    }
+
+    public func load(into schedule: inout LoadedSchedule, loader: NotificationLoader) throws(ScheduleLoadError) {
+        for directory in directories {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { continue }
+            // A configuration directory that exists but cannot be read would silently drop every notification in
+            // it: fail the whole load so that the previous schedule stays.
+            guard isDirectory.boolValue, FileManager.default.isReadableFile(atPath: directory),
+                (try? FileManager.default.contentsOfDirectory(atPath: directory)) != nil
+            else {
+                throw ScheduleLoadError("Cannot read configuration directory \(directory)")
+            }
+        }
+        let search = NotificationSearch(searching: directories)
+        schedule.problems += search.diagnostics
+        for file in search.files {
+            let result = loader.load(file)
+            schedule.problems += result.diagnostics
+            if let notification = result.notification {
+                schedule.notifications.append(LoadedNotification(notification: notification, source: file.path))
+            }
+        }
+    }
+}
+
+/// Loads the whole schedule from all sources: the first half of every rebuild, run off the scheduler's queue.
+public struct ScheduleLoader: Sendable {
+    public var sources: [any ScheduleSource]
+    public var zones: ZoneDatabase
+
+    public init(sources: [any ScheduleSource], zones: ZoneDatabase = .system) {
+        self.sources = sources
+        self.zones = zones
+    }
+
+    /// Loads every source with `systemZone` as the zone of times without one. Notifications with the same id
+    /// from a later source are dropped with a warning.
+    public func load(systemZone: ZoneRules) throws(ScheduleLoadError) -> LoadedSchedule {
+        var schedule = LoadedSchedule(systemZone: systemZone)
+        let loader = NotificationLoader(systemZone: systemZone, zones: zones)
+        for source in sources {
+            try source.load(into: &schedule, loader: loader)
+        }
+        var seen = Set<String>()
+        schedule.notifications = schedule.notifications.filter { entry in
+            if seen.insert(entry.notification.id).inserted { return true }
+            schedule.problems.append(
+                UnitFileDiagnostic(
+                    .warning, at: UnitFileLocation(file: entry.source),
+                    "A notification named '\(entry.notification.id)' was already loaded, ignoring this one."))
+            return false
+        }
+        return schedule
+    }
+}

@@ -1,0 +1,237 @@
+import ChimeCore
+import Foundation
+
+/// Hands due occurrences to the backends; the scheduler never waits for it.
+public protocol DeliveryDispatching: Sendable {
+    func dispatch(_ delivery: Delivery)
+}
+
+/// The schedule and its one timer: keeps the next occurrence of every notification in a heap, arms one wall-clock
+/// timer for the earliest, and on each fire delivers everything due and re-arms.
+///
+/// Every change is "cancel all, then reschedule": `install(_:)` replaces the whole schedule. Not thread-safe: the
+/// daemon calls it from one serial queue (tests call it directly with a manual clock and timer).
+public final class Scheduler: @unchecked Sendable {
+    struct Entry {
+        var loaded: LoadedNotification
+        var notification: ScheduledNotification { loaded.notification }
+    }
+
+    /// What the schedule holds now, for `STATUS=`, `chimectl list` and the snapshot.
+    public struct Status: Sendable {
+        public struct Item: Sendable {
+            public var id: String
+            public var title: String
+            public var source: String
+            public var next: Date
+            public var zone: ZoneRules
+            public var trigger: Trigger
+            public var backends: [String]
+        }
+
+        /// Every notification with a next occurrence, earliest first.
+        public var scheduled: [Item]
+        /// Notifications loaded but with nothing left to fire (past one-shots, exhausted counts, disabled).
+        public var idle: [String]
+    }
+
+    private let clock: any WallClock
+    private let timer: any WallTimer
+    private let dispatcher: any DeliveryDispatching
+    private let log: any EventLog
+    /// An occurrence overdue by more than this when it is processed (suspend, a forward clock jump, a stopped
+    /// process) counts as missed rather than late.
+    public var missedThreshold: Duration = .seconds(60)
+
+    private var entries: [Entry] = []
+    private var queue = OccurrenceQueue()
+    private var systemZone: ZoneRules = .utc
+    /// Per notification id: first sighting and last occurrence handled. Kept across rebuilds.
+    public private(set) var histories: [String: DeliveryHistory] = [:]
+    /// Every occurrence at or before this instant (µs) has been handled.
+    private var processedThrough: Int64?
+    private var reportedSkips: Set<String> = []
+    /// Runs after each fire has been handled (deliveries made, timer re-armed).
+    public var afterFire: (() -> Void)?
+
+    /// - Parameter timer: the one timer; the scheduler installs its handler.
+    public init(clock: any WallClock, timer: any WallTimer, dispatcher: any DeliveryDispatching, log: any EventLog) {
+        self.clock = clock
+        self.timer = timer
+        self.dispatcher = dispatcher
+        self.log = log
+        timer.setHandler { [weak self] in self?.timerFired() }
+    }
+
+    /// How many notifications have a next occurrence.
+    public var scheduledCount: Int { queue.count }
+
+    /// The instant the timer is armed for.
+    public var armedDeadline: Date? { timer.deadline }
+
+    /// The earliest pending occurrence: which notification, when, and the zone to show it in.
+    public var nextUp: (id: String, title: String, date: Date, zone: ZoneRules)? {
+        guard let first = queue.first else { return nil }
+        let notification = entries[first.entry].notification
+        return (
+            notification.id, notification.title, Date(epochMicroseconds: first.fireTime),
+            notification.trigger.timeZone ?? systemZone
+        )
+    }
+
+    /// Replaces the whole schedule with `loaded` and re-arms.
+    ///
+    /// A notification already known continues from where the previous schedule left off, so an occurrence that
+    /// fell due while the rebuild was loading is still delivered; a new one starts from now, so a date already
+    /// past is never delivered (it is logged as skipped).
+    public func install(_ loaded: LoadedSchedule) {
+        let now = clock.now().epochMicroseconds
+        let previousIDs = Set(entries.map(\.notification.id))
+        let resumeFrom = processedThrough ?? now
+        systemZone = loaded.systemZone
+        entries = loaded.notifications.map(Entry.init)
+        var items: [OccurrenceQueue.Item] = []
+        items.reserveCapacity(entries.count)
+        for (index, entry) in entries.enumerated() {
+            let notification = entry.notification
+            guard notification.isEnabled else { continue }
+            let isKnown = previousIDs.contains(notification.id)
+            if histories[notification.id] == nil {
+                histories[notification.id] = DeliveryHistory(firstSeen: Date(epochMicroseconds: now))
+            }
+            let after = isKnown ? min(resumeFrom, now) : now
+            if !isKnown { reportPastInstants(of: entry, now: now) }
+            if let next = nextOccurrence(of: notification, afterMicroseconds: after) {
+                items.append(.init(fireTime: next, entry: index))
+            }
+        }
+        queue = OccurrenceQueue(items)
+        if processedThrough == nil { processedThrough = now }
+        rearm()
+    }
+
+    /// Delivers everything due, then re-arms for the next occurrence.
+    public func timerFired() {
+        let now = clock.now().epochMicroseconds
+        let missedBefore = now - Self.microseconds(missedThreshold)
+        while let top = queue.first, top.fireTime <= now {
+            _ = queue.popFirst()
+            let entry = entries[top.entry]
+            let notification = entry.notification
+            var resumeAfter = top.fireTime
+            if top.fireTime < missedBefore {
+                resumeAfter = handleMissed(entry, first: top.fireTime, now: now)
+            } else {
+                dispatcher.dispatch(
+                    Delivery(notification: notification, fireTime: Date(epochMicroseconds: top.fireTime)))
+                histories[notification.id]?.lastOccurrence = Date(epochMicroseconds: top.fireTime)
+            }
+            if let next = nextOccurrence(of: notification, afterMicroseconds: resumeAfter) {
+                queue.insert(.init(fireTime: next, entry: top.entry))
+            }
+        }
+        processedThrough = max(processedThrough ?? now, now)
+        rearm()
+        afterFire?()
+    }
+
+    /// The wall clock was set (NTP step, manual change, resume): occurrences jumped over count as missed; after
+    /// a backward jump, nothing already delivered is delivered again.
+    public func clockChanged() {
+        let now = clock.now()
+        log.record(
+            DaemonEvent(
+                .clockChanged, "The system clock changed; now \(Timestamp.iso8601(now, fraction: .microseconds)).",
+                fields: [("CHIME_NOW", Timestamp.iso8601(now, fraction: .microseconds))]))
+        if let processed = processedThrough, now.epochMicroseconds < processed {
+            // Backward: resume from the new now, but never before what was already handled (the histories see to
+            // that), so occurrences between the new now and the old one are neither repeated nor lost.
+            processedThrough = now.epochMicroseconds
+        }
+        timerFired()
+    }
+
+    /// The occurrences of `entry` from `first` up to `now` were missed: collapse them into one `missed` event
+    /// and, with `Persistent=yes`, one late delivery. Returns the instant to continue after.
+    private func handleMissed(_ entry: Entry, first: Int64, now: Int64) -> Int64 {
+        let notification = entry.notification
+        var count = 1
+        var last = first
+        while count < 100_000, let next = nextOccurrence(of: notification, afterMicroseconds: last), next <= now {
+            count += 1
+            last = next
+        }
+        let firstDate = Date(epochMicroseconds: first)
+        let lastDate = Date(epochMicroseconds: last)
+        histories[notification.id]?.lastOccurrence = lastDate
+        let fields: [(name: String, value: String)] = [
+            ("CHIME_ID", notification.id), ("CHIME_TITLE", notification.title),
+            ("CHIME_FIRE_TIME", Timestamp.iso8601(firstDate, fraction: .microseconds)),
+            ("CHIME_LAST_FIRE_TIME", Timestamp.iso8601(lastDate, fraction: .microseconds)),
+            ("CHIME_MISSED", String(count)),
+        ]
+        if notification.trigger.isPersistent {
+            log.record(
+                DaemonEvent(
+                    .caughtUp, "\(notification.id): delivering late what was missed (\(count) occurrence(s)).",
+                    fields: fields))
+            dispatcher.dispatch(Delivery(notification: notification, fireTime: lastDate, missedCount: count))
+        } else {
+            log.record(
+                DaemonEvent(
+                    .missed, "\(notification.id): missed \(count) occurrence(s); Persistent=no, not delivering late.",
+                    fields: fields))
+        }
+        return max(last, now)
+    }
+
+    /// One-shot instants already past when a notification is first loaded are skipped, and said so once.
+    private func reportPastInstants(of entry: Entry, now: Int64) {
+        let notification = entry.notification
+        guard let past = notification.trigger.instants.last(where: { $0.epochMicroseconds <= now }),
+            reportedSkips.insert(notification.id).inserted
+        else { return }
+        log.record(
+            DaemonEvent(
+                .skippedPast,
+                "\(notification.id): At=\(Timestamp.iso8601(past)) is already past; not delivering it.",
+                fields: [
+                    ("CHIME_ID", notification.id), ("CHIME_TITLE", notification.title),
+                    ("CHIME_FIRE_TIME", Timestamp.iso8601(past, fraction: .microseconds)),
+                ]))
+    }
+
+    private func nextOccurrence(of notification: ScheduledNotification, afterMicroseconds after: Int64) -> Int64? {
+        guard let history = histories[notification.id] else { return nil }
+        return notification.trigger.nextOccurrence(
+            after: Date(epochMicroseconds: after), history: history, systemZone: systemZone)?.epochMicroseconds
+    }
+
+    private func rearm() {
+        if let first = queue.first {
+            timer.arm(at: Date(epochMicroseconds: first.fireTime))
+        } else {
+            timer.cancel()
+        }
+    }
+
+    /// The schedule as it stands.
+    public func status() -> Status {
+        var scheduled = queue.items.map { item -> Status.Item in
+            let entry = entries[item.entry]
+            return Status.Item(
+                id: entry.notification.id, title: entry.notification.title, source: entry.loaded.source,
+                next: Date(epochMicroseconds: item.fireTime), zone: entry.notification.trigger.timeZone ?? systemZone,
+                trigger: entry.notification.trigger, backends: entry.notification.backends)
+        }
+        scheduled.sort { ($0.next, $0.id) < ($1.next, $1.id) }
+        let busy = Set(queue.items.map(\.entry))
+        let idle = entries.indices.filter { !busy.contains($0) }.map { entries[$0].notification.id }.sorted()
+        return Status(scheduled: scheduled, idle: idle)
+    }
+
+    static func microseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// A program started in the background whose output the test reads as it comes.
+public final class RunningProcess: @unchecked Sendable {
+    private let process = Process()
+    private let lock = NSLock()
+    private var out = Data()
+    private var err = Data()
+
+    public init(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let outPipe = Pipe()
+        let errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        process.standardInput = FileHandle.nullDevice
+        outPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            self?.lock.withLock { self?.out.append(data) }
+        }
+        errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            self?.lock.withLock { self?.err.append(data) }
+        }
+        try process.run()
+    }
+
+    public var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
+
+    public var standardOutput: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+    public var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+
+    public func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
+    /// Waits for the process to end, up to `timeout` seconds; returns its exit status, or `nil` if it is still
+    /// running (then it is killed).
+    @discardableResult
+    public func wait(timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        usleep(50_000)  // let the pipes' last bytes arrive
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}

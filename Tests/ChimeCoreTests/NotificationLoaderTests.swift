@@ -1,0 +1,218 @@
+import Foundation
+import Testing
+
+@testable import ChimeCore
+
+/// `NotificationLoader`: every key of chime.notification(5), and every rule a file can break.
+@Suite struct NotificationLoaderTests {
+    static let berlin = try! ZoneDatabase.system.rules(named: "Europe/Berlin")
+    let loader = NotificationLoader(systemZone: NotificationLoaderTests.berlin)
+
+    func load(_ text: String, id: String = "sample") -> NotificationLoader.Result {
+        loader.load(
+            UnitFile(parsing: text, path: "/etc/chime/\(id).notification"), id: id,
+            path: "/etc/chime/\(id).notification")
+    }
+
+    static func date(_ iso: String) -> Date {
+        Date(epochMicroseconds: CalendarOracleTests.microseconds(iso: iso)!)
+    }
+
+    @Test func everyKeyIsRead() throws {
+        let result = load(
+            """
+            [Notification]
+            Title=Exam: Linear Algebra
+            Body=Starts today at 09:00, room 4B
+            Icon=x-office-calendar
+            Category=reminder
+            Sound=default
+            Urgency=critical
+            Action=open:Open
+            Action=snooze:Snooze
+            ExecAction=open:/usr/bin/xdg-open "https://example.org/exam?id=42"
+            SnoozeSec=5min
+            Badge=+1
+            Info=kind=exam
+            Info=room=4B
+            Deliver=journal desktop
+            Enabled=yes
+
+            [Trigger]
+            At=2026-12-01 07:00
+            OnCalendar=Mon..Fri 09:55
+            Every=15min
+            From=2026-11-30 08:00
+            Count=7
+            Until=2027-01-01
+            TimeZone=Asia/Tokyo
+            Persistent=yes
+            """)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+        let notification = try #require(result.notification)
+        #expect(notification.title == "Exam: Linear Algebra")
+        #expect(notification.body == "Starts today at 09:00, room 4B")
+        #expect(notification.icon == "x-office-calendar")
+        #expect(notification.category == "reminder")
+        #expect(notification.sound == "default")
+        #expect(notification.urgency == .critical)
+        #expect(notification.actions.map(\.key) == ["open", "snooze"])
+        #expect(notification.actions.map(\.label) == ["Open", "Snooze"])
+        #expect(notification.actionCommands["open"] == ["/usr/bin/xdg-open", "https://example.org/exam?id=42"])
+        #expect(notification.snooze == .seconds(300))
+        #expect(notification.badge == .add(1))
+        #expect(notification.info.map(\.key) == ["kind", "room"])
+        #expect(notification.info.map(\.value) == ["exam", "4B"])
+        #expect(notification.backends == ["journal", "desktop"])
+        #expect(notification.isEnabled)
+        let trigger = notification.trigger
+        // Times without a zone are read in TimeZone= (Tokyo, UTC+9).
+        #expect(trigger.instants == [Self.date("2026-11-30T22:00:00Z")])
+        #expect(trigger.calendars.map(\.description) == ["Mon..Fri *-*-* 09:55:00"])
+        #expect(trigger.interval == Timespan(microseconds: 900_000_000))
+        #expect(trigger.from == Self.date("2026-11-29T23:00:00Z"))
+        #expect(trigger.count == 7)
+        #expect(trigger.until == Self.date("2026-12-31T15:00:00Z"))
+        #expect(trigger.timeZone?.name == "Asia/Tokyo")
+        #expect(trigger.isPersistent)
+    }
+
+    @Test func defaultsApplyWhenKeysAreMissingOrReset() throws {
+        let result = load(
+            """
+            [Notification]
+            Title=Hello
+            Urgency=critical
+            Urgency=
+            Info=a=1
+            Info=
+            Info=b=2
+
+            [Trigger]
+            OnCalendar=daily
+            """)
+        let notification = try #require(result.notification)
+        #expect(notification.urgency == .normal)
+        #expect(notification.info.map(\.key) == ["b"])
+        #expect(notification.snooze == .seconds(600))
+        #expect(notification.badge == nil)
+        #expect(notification.backends.isEmpty)
+        #expect(notification.trigger.timeZone == nil)
+        #expect(!notification.trigger.isPersistent)
+    }
+
+    @Test(arguments: [
+        ("N", ScheduledNotification.BadgeChange.set(3), "3"), ("+N", .add(2), "+2"), ("-N", .add(-4), "-4"),
+        ("clear", .clear, "clear"), ("zero", .set(0), "0"),
+    ])
+    func badgeForms(_ name: String, expected: ScheduledNotification.BadgeChange, text: String) throws {
+        let result = load("[Notification]\nTitle=t\nBadge=\(text)\n[Trigger]\nOnCalendar=daily\n")
+        #expect(try #require(result.notification).badge == expected)
+        #expect(expected.description == text)
+    }
+
+    /// Each broken rule: the file, the exact diagnostic (file:line:column: reason).
+    @Test(arguments: [
+        (
+            "[Notification]\nTitle=t\nUrgency=urgent\n[Trigger]\nOnCalendar=daily\n",
+            "/etc/chime/sample.notification:3:9: Invalid Urgency= 'urgent': expected low, normal or critical."
+        ),
+        (
+            "[Notification]\nTitle=t\nBadge=++1\n[Trigger]\nOnCalendar=daily\n",
+            "/etc/chime/sample.notification:3:7: Invalid Badge= '++1': expected N, +N, -N or clear."
+        ),
+        (
+            "[Notification]\nTitle=t\nBadge=1.5\n[Trigger]\nOnCalendar=daily\n",
+            "/etc/chime/sample.notification:3:7: Invalid Badge= '1.5': expected N, +N, -N or clear."
+        ),
+        (
+            "[Notification]\nTitle=t\n[Trigger]\nEvery=0\n",
+            "/etc/chime/sample.notification:4:7: Every= must be a finite interval greater than zero, not '0'."
+        ),
+        (
+            "[Notification]\nTitle=t\n[Trigger]\nEvery=15min\nCount=0\n",
+            "/etc/chime/sample.notification:5:7: Count= must be a positive whole number, not '0'."
+        ),
+        (
+            "[Notification]\nTitle=t\n[Trigger]\nEvery=15min\nCount=-2\n",
+            "/etc/chime/sample.notification:5:7: Count= must be a positive whole number, not '-2'."
+        ),
+        (
+            "[Notification]\nTitle=t\n[Trigger]\nEvery=1h\nFrom=2026-12-02\nUntil=2026-12-01\n",
+            "/etc/chime/sample.notification:6:1: Until= (2026-12-01) is before From=; nothing could fire."
+        ),
+        (
+            "[Notification]\nTitle=t\n[Trigger]\nPersistent=yes\n",
+            "/etc/chime/sample.notification:3:1: No trigger: set At=, OnCalendar= or Every= in [Trigger]."
+        ),
+        (
+            "[Notification]\nBody=b\n[Trigger]\nOnCalendar=daily\n",
+            "/etc/chime/sample.notification:1:1: Missing Title= in [Notification]."
+        ),
+        (
+            "[Notification]\nTitle=t\n[Trigger]\nOnCalendar=Mon *-*-* 25:00\n",
+            "/etc/chime/sample.notification:4:12: Invalid OnCalendar= 'Mon *-*-* 25:00': The hour 25 is out of range."
+        ),
+        (
+            "[Notification]\nTitle=t\n[Trigger]\nAt=tomorrow\n",
+            "/etc/chime/sample.notification:4:4: At= must be an absolute time; 'tomorrow' depends on when the file is read."
+        ),
+        (
+            "[Notification]\nTitle=t\n[Trigger]\nAt=2026-13-01\n",
+            "/etc/chime/sample.notification:4:4: Invalid At= '2026-13-01': "
+        ),
+        (
+            "[Notification]\nTitle=t\n[Trigger]\nOnCalendar=daily\nTimeZone=Mars/Olympus\n",
+            "/etc/chime/sample.notification:5:10: Unknown time zone 'Mars/Olympus' in TimeZone=."
+        ),
+        (
+            "[Notification]\nTitle=t\nAction=open\n[Trigger]\nOnCalendar=daily\n",
+            "/etc/chime/sample.notification:3:8: Invalid Action= 'open': expected KEY:Label."
+        ),
+        (
+            "[Notification]\nTitle=t\nExecAction=open:xdg-open x\n[Trigger]\nOnCalendar=daily\n",
+            "/etc/chime/sample.notification:3:17: ExecAction= needs an absolute path to a program, not 'xdg-open'."
+        ),
+        (
+            "[Notification]\nTitle=t\nInfo=no-equals\n[Trigger]\nOnCalendar=daily\n",
+            "/etc/chime/sample.notification:3:6: Invalid Info= 'no-equals': expected KEY=VALUE with a KEY of letters, digits and '_'."
+        ),
+        (
+            "[Notification]\nTitle=t\nSnoozeSec=0\n[Trigger]\nOnCalendar=daily\n",
+            "/etc/chime/sample.notification:3:11: Invalid SnoozeSec= '0': expected a time span above zero."
+        ),
+        (
+            "[Notification]\nTitle=t\nEnabled=perhaps\n[Trigger]\nOnCalendar=daily\n",
+            "/etc/chime/sample.notification:3:9: Invalid Enabled= 'perhaps': expected yes or no."
+        ),
+    ])
+    func rejections(text: String, expected: String) {
+        let result = load(text)
+        #expect(result.notification == nil)
+        let errors = result.diagnostics.filter { $0.severity == .error }.map(\.description)
+        #expect(errors.count == 1, "\(errors)")
+        #expect(errors.first?.hasPrefix(expected) == true, "\(errors)")
+    }
+
+    @Test func unknownSectionsAndKeysAreWarningsOnly() throws {
+        let result = load("[Notification]\nTitle=t\nColour=red\n[Trigger]\nOnCalendar=daily\n[Extra]\nA=1\n")
+        #expect(result.notification != nil)
+        #expect(
+            result.diagnostics.map(\.description) == [
+                "/etc/chime/sample.notification:3:1: Unknown key 'Colour' in section [Notification], ignoring.",
+                "/etc/chime/sample.notification:6:1: Unknown section 'Extra', ignoring.",
+            ])
+        #expect(result.diagnostics.allSatisfy { $0.severity == .warning })
+    }
+
+    @Test func disabledNotificationLoadsButIsMarked() throws {
+        let result = load("[Notification]\nTitle=t\nEnabled=no\n[Trigger]\nOnCalendar=daily\n")
+        #expect(try #require(result.notification).isEnabled == false)
+    }
+
+    @Test(arguments: ["standup", "exam-42", "a.b", "user@host", "x:y", "A_1"])
+    func validIDs(id: String) { #expect(NotificationLoader.isValidID(id)) }
+
+    @Test(arguments: ["", ".hidden", "with space", "slash/x", "ümlaut", String(repeating: "x", count: 256)])
+    func invalidIDs(id: String) { #expect(!NotificationLoader.isValidID(id)) }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+@testable import ChimeCore
+
+/// `Trigger.nextOccurrence`: the pure "when next" of a notification, from its triggers and its history.
+@Suite struct TriggerOccurrenceTests {
+    static let berlin = try! ZoneDatabase.system.rules(named: "Europe/Berlin")
+
+    static func date(_ iso: String) -> Date { NotificationLoaderTests.date(iso) }
+
+    static func trigger(_ lines: String) -> Trigger {
+        let loader = NotificationLoader(systemZone: berlin)
+        let text = "[Notification]\nTitle=t\n[Trigger]\n" + lines
+        let result = loader.load(UnitFile(parsing: text, path: "t.notification"), id: "t", path: "t.notification")
+        return result.notification!.trigger
+    }
+
+    /// The first occurrences after `after`, as ISO strings.
+    static func occurrences(_ lines: String, after: String, firstSeen: String? = nil, limit: Int = 5) -> [String] {
+        let history = DeliveryHistory(firstSeen: date(firstSeen ?? after))
+        return trigger(lines).occurrences(after: date(after), history: history, systemZone: berlin, limit: limit)
+            .map { Timestamp.iso8601($0) }
+    }
+
+    @Test(arguments: [
+        // A one-shot: exactly once, at its instant; nothing at or after it.
+        ("At=2026-12-01 07:00", "2026-11-30T12:00:00Z", ["2026-12-01T06:00:00Z"]),
+        ("At=2026-12-01 07:00", "2026-12-01T05:59:59Z", ["2026-12-01T06:00:00Z"]),
+        ("At=2026-12-01 07:00", "2026-12-01T06:00:00Z", []),
+        // Every= without From= starts one interval after the first sighting.
+        (
+            "Every=15min\nCount=3", "2026-11-30T09:00:00Z",
+            [
+                "2026-11-30T09:15:00Z", "2026-11-30T09:30:00Z", "2026-11-30T09:45:00Z",
+            ]
+        ),
+        // With From=, at From= itself, and Count= keeps the first N from there.
+        (
+            "Every=1h\nFrom=2026-11-30 08:00\nCount=2", "2026-11-30T06:00:00Z",
+            [
+                "2026-11-30T07:00:00Z", "2026-11-30T08:00:00Z",
+            ]
+        ),
+        // Occurrences already gone count towards Count= (the first four of seven are past).
+        (
+            "Every=1h\nFrom=2026-11-30 08:00\nCount=7", "2026-11-30T10:30:00Z",
+            [
+                "2026-11-30T11:00:00Z", "2026-11-30T12:00:00Z", "2026-11-30T13:00:00Z",
+            ]
+        ),
+        // Until= is inclusive.
+        (
+            "Every=1h\nFrom=2026-11-30 08:00\nUntil=2026-11-30 10:00", "2026-11-30T06:00:00Z",
+            [
+                "2026-11-30T07:00:00Z", "2026-11-30T08:00:00Z", "2026-11-30T09:00:00Z",
+            ]
+        ),
+        // Calendar events in the system zone (Berlin), across the autumn DST change.
+        (
+            "OnCalendar=*-*-* 02:30", "2026-10-24T12:00:00Z",
+            [
+                "2026-10-25T00:30:00Z", "2026-10-26T01:30:00Z", "2026-10-27T01:30:00Z",
+            ]
+        ),
+        // Several triggers merge; a shared instant is one occurrence.
+        (
+            "OnCalendar=*-*-* 12:00\nAt=2026-12-01 12:00\nAt=2026-12-01 12:30", "2026-12-01T00:00:00Z",
+            [
+                "2026-12-01T11:00:00Z", "2026-12-01T11:30:00Z", "2026-12-02T11:00:00Z",
+            ]
+        ),
+        // Count= over calendar events counts from the first sighting.
+        ("OnCalendar=daily\nCount=2", "2026-12-01T12:00:00Z", ["2026-12-01T23:00:00Z", "2026-12-02T23:00:00Z"]),
+        // TimeZone= moves wall-clock times.
+        (
+            "OnCalendar=*-*-* 07:00\nTimeZone=Asia/Tokyo", "2026-12-01T00:00:00Z",
+            [
+                "2026-12-01T22:00:00Z", "2026-12-02T22:00:00Z", "2026-12-03T22:00:00Z",
+            ]
+        ),
+    ])
+    func occurrences(lines: String, after: String, expected: [String]) {
+        #expect(Self.occurrences(lines, after: after, limit: 3) == expected)
+    }
+
+    @Test func countIsKeptAcrossHistory() {
+        // Seven occurrences from the first sighting; asking from later never yields an eighth.
+        let trigger = Self.trigger("Every=10min\nCount=7")
+        let history = DeliveryHistory(firstSeen: Self.date("2026-11-30T09:00:00Z"))
+        let all = trigger.occurrences(
+            after: Self.date("2026-11-30T09:00:00Z"), history: history, systemZone: Self.berlin, limit: 100)
+        #expect(all.count == 7)
+        #expect(all.last == Self.date("2026-11-30T10:10:00Z"))
+        #expect(
+            trigger.nextOccurrence(after: Self.date("2026-11-30T10:10:00Z"), history: history, systemZone: Self.berlin)
+                == nil)
+    }
+
+    @Test func lastOccurrenceIsNeverRepeated() {
+        let trigger = Self.trigger("OnCalendar=*-*-* *:00")
+        let history = DeliveryHistory(
+            firstSeen: Self.date("2026-11-30T00:00:00Z"), lastOccurrence: Self.date("2026-11-30T10:00:00Z"))
+        // Even asked from before the last delivery (a backward clock jump), the next is after it.
+        let next = trigger.nextOccurrence(
+            after: Self.date("2026-11-30T08:30:00Z"), history: history, systemZone: Self.berlin)
+        #expect(next == Self.date("2026-11-30T11:00:00Z"))
+    }
+
+    @Test func countOverMillionsStaysFast() {
+        // The Every= fast path computes the k-th occurrence directly.
+        let trigger = Self.trigger("Every=1s\nFrom=2026-01-01 00:00 UTC\nCount=100000000")
+        let history = DeliveryHistory(firstSeen: Self.date("2026-01-01T00:00:00Z"))
+        let next = trigger.nextOccurrence(
+            after: Self.date("2026-06-01T00:00:00.5Z"), history: history, systemZone: Self.berlin)
+        #expect(next == Self.date("2026-06-01T00:00:01Z"))
+    }
+}

@@ -1,0 +1,244 @@
+import ChimeTestSupport
+import Foundation
+import Testing
+
+@testable import ChimeCore
+
+/// A tree of configuration directories and what the search should make of it.
+struct SearchScenario: Sendable, CustomTestStringConvertible {
+    var name: String
+    /// Paths relative to the root: file contents, `<dir>` for an empty directory, or `-> TARGET` for a symlink
+    /// (`{root}` in TARGET is the root).
+    var tree: [(String, String)]
+    var directories = ["etc", "run", "lib"]
+    /// As rendered by `render(_:root:)`.
+    var expected: [String]
+
+    var testDescription: String { name }
+
+    /// Builds the tree, searches it and renders the result with paths relative to the root.
+    func run() throws -> [String] {
+        let root = try TemporaryDirectory(prefix: "chime-search")
+        defer { root.remove() }
+        let fileManager = FileManager.default
+        for (path, contents) in tree {
+            let full = root.path + "/" + path
+            if contents == "<dir>" {
+                try fileManager.createDirectory(atPath: full, withIntermediateDirectories: true)
+            } else if contents.hasPrefix("-> ") {
+                let target = contents.dropFirst(3).replacingOccurrences(of: "{root}", with: root.path)
+                try fileManager.createDirectory(
+                    atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try fileManager.createSymbolicLink(atPath: full, withDestinationPath: target)
+            } else {
+                try root.write(path, contents)
+            }
+        }
+        let search = NotificationSearch(searching: directories.map { root.path + "/" + $0 })
+        return render(search).map { $0.replacingOccurrences(of: root.path + "/", with: "") }
+    }
+
+    private func render(_ search: NotificationSearch) -> [String] {
+        var lines: [String] = []
+        for file in search.files {
+            let dropIns = file.dropInPaths.isEmpty ? "" : " + " + file.dropInPaths.joined(separator: ", ")
+            lines.append("\(file.id): \(file.path)\(dropIns)")
+            switch file.content {
+            case .masked:
+                lines.append("  masked")
+            case .loaded(let unitFile):
+                for section in unitFile.sections {
+                    lines += section.entries.map { "  [\(section.name)] \($0.key)=\($0.value) \($0.location)" }
+                }
+                lines += unitFile.diagnostics.map { "  ! \($0.severity) \($0)" }
+            }
+        }
+        return lines + search.diagnostics.map { "! \($0.severity) \($0)" }
+    }
+}
+
+@Suite struct NotificationSearchTests {
+    static let scenarios: [SearchScenario] = [
+        SearchScenario(
+            name: "the first directory wins for the same file name",
+            tree: [
+                ("lib/a.notification", "[N]\nT=lib\n"), ("etc/a.notification", "[N]\nT=etc\n"),
+                ("lib/b.notification", "[N]\nT=b\n"),
+            ],
+            expected: [
+                "a: etc/a.notification", "  [N] T=etc etc/a.notification:2:1",
+                "b: lib/b.notification", "  [N] T=b lib/b.notification:2:1",
+            ]),
+        SearchScenario(
+            name: "drop-ins come from all directories, in file-name order, the first directory winning",
+            tree: [
+                ("lib/a.notification", "[N]\nT=main\nA=1\n"),
+                ("etc/a.notification.d/20-b.conf", "[N]\nT=etc\n"),
+                ("lib/a.notification.d/20-b.conf", "[N]\nT=lib\n"),
+                ("lib/a.notification.d/10-a.conf", "[N]\nA=\nA=2\n"),
+                ("run/a.notification.d/30-c.conf", "\n[N]\nA=3\n"),
+            ],
+            expected: [
+                "a: lib/a.notification + lib/a.notification.d/10-a.conf, etc/a.notification.d/20-b.conf, "
+                    + "run/a.notification.d/30-c.conf",
+                "  [N] T=main lib/a.notification:2:1", "  [N] A=1 lib/a.notification:3:1",
+                "  [N] A= lib/a.notification.d/10-a.conf:2:1", "  [N] A=2 lib/a.notification.d/10-a.conf:3:1",
+                "  [N] T=etc etc/a.notification.d/20-b.conf:2:1", "  [N] A=3 run/a.notification.d/30-c.conf:3:1",
+            ]),
+        SearchScenario(
+            name: "a symlink to /dev/null masks the notification and its drop-ins",
+            tree: [
+                ("etc/a.notification", "-> /dev/null"), ("lib/a.notification", "[N]\nT=lib\n"),
+                ("lib/a.notification.d/10.conf", "[N]\nT=x\n"), ("run/a.notification.d/20.conf", "-> /nonexistent"),
+            ],
+            expected: ["a: etc/a.notification", "  masked"]),
+        SearchScenario(
+            name: "a chain of symlinks to /dev/null masks",
+            tree: [
+                ("etc/a.notification", "-> null"), ("etc/null", "-> {root}/etc/null2"), ("etc/null2", "-> /dev/null"),
+                ("lib/a.notification", "[N]\nT=lib\n"),
+            ],
+            expected: ["a: etc/a.notification", "  masked"]),
+        SearchScenario(
+            name: "an empty file masks",
+            tree: [("run/a.notification", ""), ("lib/a.notification", "[N]\nT=lib\n")],
+            expected: ["a: run/a.notification", "  masked"]),
+        SearchScenario(
+            name: "a file of blank lines is not empty and does not mask",
+            tree: [("run/a.notification", "\n"), ("lib/a.notification", "[N]\nT=lib\n")],
+            expected: ["a: run/a.notification"]),
+        SearchScenario(
+            name: "a drop-in linked to /dev/null hides that drop-in in later directories",
+            tree: [
+                ("lib/a.notification", "[N]\nT=lib\n"), ("etc/a.notification.d/10.conf", "-> /dev/null"),
+                ("lib/a.notification.d/10.conf", "[N]\nT=hidden\n"), ("lib/a.notification.d/20.conf", "[N]\nB=2\n"),
+            ],
+            expected: [
+                "a: lib/a.notification + lib/a.notification.d/20.conf", "  [N] T=lib lib/a.notification:2:1",
+                "  [N] B=2 lib/a.notification.d/20.conf:2:1",
+            ]),
+        SearchScenario(
+            name: "an empty drop-in hides that drop-in in later directories",
+            tree: [
+                ("lib/a.notification", "[N]\nT=lib\n"), ("run/a.notification.d/10.conf", ""),
+                ("lib/a.notification.d/10.conf", "[N]\nT=hidden\n"),
+            ],
+            expected: ["a: lib/a.notification", "  [N] T=lib lib/a.notification:2:1"]),
+        SearchScenario(
+            name: "other files and hidden files are ignored",
+            tree: [
+                ("lib/a.notification", "[N]\nT=lib\n"), ("lib/.b.notification", "[N]\nT=hidden\n"),
+                ("lib/.notification", "[N]\nT=hidden\n"), ("lib/c.notification~", "x"), ("lib/README", "x"),
+                ("lib/chimed.conf", "x"), ("lib/generators.d/g", "x"), ("lib/a.notification.d/10.conf.disabled", "x"),
+                ("lib/a.notification.d/.20.conf", "[N]\nT=hidden\n"), ("lib/a.notification.d/README", "x"),
+                ("lib/a.notification.d/30.conf~", "x"), ("lib/.d.notification.d/10.conf", "x"),
+            ],
+            expected: ["a: lib/a.notification", "  [N] T=lib lib/a.notification:2:1"]),
+        SearchScenario(
+            name: "a symlinked file is read under the link's name",
+            tree: [("lib/a.notification", "-> {root}/elsewhere/x.txt"), ("elsewhere/x.txt", "[N]\nT=linked\n")],
+            expected: ["a: lib/a.notification", "  [N] T=linked lib/a.notification:2:1"]),
+        SearchScenario(
+            name: "an unreadable file is reported",
+            tree: [("lib/a.notification", "-> /nonexistent")],
+            expected: [
+                "a: lib/a.notification",
+                "  ! error lib/a.notification: Failed to read file: No such file or directory.",
+            ]),
+        SearchScenario(
+            name: "an unreadable drop-in is reported and the others are applied",
+            tree: [
+                ("lib/a.notification", "[N]\nT=lib\n"), ("lib/a.notification.d/10.conf", "-> /nonexistent"),
+                ("etc/a.notification.d/20.conf", "[N]\nB=2\n"),
+            ],
+            expected: [
+                "a: lib/a.notification + etc/a.notification.d/20.conf", "  [N] T=lib lib/a.notification:2:1",
+                "  [N] B=2 etc/a.notification.d/20.conf:2:1",
+                "  ! error lib/a.notification.d/10.conf: Failed to read file: No such file or directory.",
+            ]),
+        SearchScenario(
+            name: "problems in a drop-in carry the drop-in's path, and a drop-in starts outside any section",
+            tree: [
+                ("lib/a.notification", "[N]\nT=lib\nbad\n"), ("etc/a.notification.d/10.conf", "T=x\n[N]\nB=2\n"),
+            ],
+            expected: [
+                "a: lib/a.notification + etc/a.notification.d/10.conf", "  [N] T=lib lib/a.notification:2:1",
+                "  [N] B=2 etc/a.notification.d/10.conf:3:1", "  ! error lib/a.notification:3:1: Missing '='.",
+                "  ! error etc/a.notification.d/10.conf:1:1: Assignment outside of section.",
+            ]),
+        SearchScenario(
+            name: "drop-ins without a notification are reported",
+            tree: [
+                ("lib/b.notification.d/10.conf", "[N]\nT=x\n"), ("etc/b.notification.d", "<dir>"),
+                ("lib/a.notification", "[N]\nT=lib\n"),
+            ],
+            expected: [
+                "a: lib/a.notification", "  [N] T=lib lib/a.notification:2:1",
+                "! warning etc/b.notification.d: Drop-in directory for a notification that does not exist, ignoring.",
+                "! warning lib/b.notification.d: Drop-in directory for a notification that does not exist, ignoring.",
+            ]),
+        SearchScenario(
+            name: "entries of the wrong type are reported and skipped",
+            tree: [
+                ("etc/a.notification", "<dir>"), ("lib/a.notification", "[N]\nT=lib\n"),
+                ("etc/a.notification.d", "x"), ("lib/a.notification.d/10.conf", "<dir>"),
+                ("lib/a.notification.d/20.conf", "[N]\nB=2\n"),
+            ],
+            expected: [
+                "a: lib/a.notification + lib/a.notification.d/20.conf", "  [N] T=lib lib/a.notification:2:1",
+                "  [N] B=2 lib/a.notification.d/20.conf:2:1",
+                "! warning etc/a.notification: Not a regular file, ignoring.",
+                "! warning etc/a.notification.d: Not a directory, ignoring.",
+                "! warning lib/a.notification.d/10.conf: Not a regular file, ignoring.",
+            ]),
+        SearchScenario(
+            name: "notifications are sorted by the bytes of their ids",
+            tree: [
+                ("lib/é.notification", "[N]\n"), ("run/b.notification", "[N]\n"), ("lib/a-b.notification", "[N]\n"),
+                ("etc/C.notification", "[N]\n"), ("lib/a.notification", "[N]\n"),
+            ],
+            expected: [
+                "C: etc/C.notification", "a: lib/a.notification", "a-b: lib/a-b.notification",
+                "b: run/b.notification", "é: lib/é.notification",
+            ]),
+        SearchScenario(
+            name: "missing directories are skipped, and a trailing slash is fine",
+            tree: [("lib/a.notification", "[N]\nT=lib\n")],
+            directories: ["missing", "lib/"],
+            expected: ["a: lib/a.notification", "  [N] T=lib lib/a.notification:2:1"]),
+        SearchScenario(
+            name: "a configuration directory that is a file is reported",
+            tree: [("etc", "[N]\n"), ("lib/a.notification", "[N]\nT=lib\n")],
+            expected: [
+                "a: lib/a.notification", "  [N] T=lib lib/a.notification:2:1", "! error etc: Not a directory.",
+            ]),
+        SearchScenario(name: "no directories", tree: [], directories: [], expected: []),
+    ]
+
+    @Test(arguments: scenarios)
+    func searches(scenario: SearchScenario) throws {
+        let found = try scenario.run()
+        #expect(found == scenario.expected)
+    }
+
+    @Test func mergedLookupsSeeDropInsAfterTheMainFile() throws {
+        let root = try TemporaryDirectory(prefix: "chime-search")
+        defer { root.remove() }
+        try root.write("lib/a.notification", "[Notification]\nTitle=main\nAction=open:Open\nAction=snooze:Snooze\n")
+        try root.write("etc/a.notification.d/10-title.conf", "[Notification]\nTitle=override\n")
+        try root.write("lib/a.notification.d/20-actions.conf", "[Notification]\nAction=\nAction=dismiss:Dismiss\n")
+        let search = NotificationSearch(searching: [root.path + "/etc", root.path + "/lib"])
+        let file = try #require(search.files.first)
+        guard case .loaded(let unitFile) = file.content else {
+            Issue.record("not loaded: \(file.content)")
+            return
+        }
+        let title = try #require(unitFile.lastValue(for: "Title", in: "Notification"))
+        #expect(title.value == "override")
+        #expect(title.location.description == root.path + "/etc/a.notification.d/10-title.conf:2:1")
+        let actions = unitFile.values(for: "Action", in: "Notification")
+        #expect(actions.map(\.value) == ["dismiss:Dismiss"])
+        #expect(actions.map(\.location.description) == [root.path + "/lib/a.notification.d/20-actions.conf:3:1"])
+        #expect(!unitFile.hasErrors && search.diagnostics.isEmpty)
+    }
+}

@@ -1,0 +1,204 @@
+import ChimeCore
+import ChimeTestSupport
+import Foundation
+import Testing
+
+@testable import ChimeDaemon
+
+/// The scheduler with an injected wall clock and timer: a fortnight of schedule in microseconds.
+@Suite struct SchedulerTests {
+    static let berlin = try! ZoneDatabase.system.rules(named: "Europe/Berlin")
+
+    static func date(_ iso: String) -> Date {
+        let utc = ZoneRules.utc
+        return try! Timestamp.parse(iso, now: Date(timeIntervalSince1970: 0), localZone: utc)
+    }
+
+    static func iso(_ date: Date) -> String { Timestamp.iso8601(date) }
+
+    /// A schedule made of notification files given as `id: body-of-[Trigger]` (plus optional extra lines).
+    static func schedule(_ files: [(String, String)]) -> LoadedSchedule {
+        var schedule = LoadedSchedule(systemZone: berlin)
+        let loader = NotificationLoader(systemZone: berlin)
+        for (id, trigger) in files {
+            let text = "[Notification]\nTitle=\(id)\n" + trigger
+            let result = loader.load(
+                UnitFile(parsing: text, path: "\(id).notification"), id: id, path: "\(id).notification")
+            precondition(!result.hasErrors, "\(result.diagnostics)")
+            schedule.notifications.append(
+                LoadedNotification(notification: result.notification!, source: "\(id).notification"))
+        }
+        return schedule
+    }
+
+    struct Harness {
+        let clock: ManualClock
+        let timer: ManualTimer
+        let dispatcher: RecordingDispatcher
+        let log = RecordingEventLog()
+        let scheduler: Scheduler
+
+        init(start: String) {
+            clock = ManualClock(SchedulerTests.date(start))
+            timer = clock.makeTimer()
+            dispatcher = RecordingDispatcher(clock: clock)
+            scheduler = Scheduler(clock: clock, timer: timer, dispatcher: dispatcher, log: log)
+        }
+
+        /// Delivered occurrences as `id@fire-time`, each checked to have been handed off exactly at its fire time.
+        var delivered: [String] {
+            dispatcher.records.map { "\($0.id)@\(SchedulerTests.iso($0.fireTime))" }
+        }
+
+        var handedOffLate: [String] {
+            dispatcher.records.filter { $0.handedOffAt != $0.fireTime && $0.missedCount == 0 }.map(\.id)
+        }
+    }
+
+    static let fortnight: [(String, String)] = [
+        ("exam", "[Trigger]\nAt=2026-10-28 07:00\n"),
+        ("water", "[Trigger]\nEvery=6h\nCount=5\n"),
+        ("night", "[Trigger]\nOnCalendar=*-*-* 02:30\n"),
+        ("old", "[Trigger]\nAt=2026-10-01 09:00\n"),
+        ("off", "[Notification]\nEnabled=no\n[Trigger]\nOnCalendar=hourly\n"),
+    ]
+
+    static let fortnightExpected: [String] = {
+        var expected = [
+            "water@2026-10-20T06:00:00Z", "water@2026-10-20T12:00:00Z", "water@2026-10-20T18:00:00Z",
+            "water@2026-10-21T00:00:00Z", "water@2026-10-21T06:00:00Z", "exam@2026-10-28T06:00:00Z",
+        ]
+        // 02:30 in Berlin: CEST (UTC+2) up to and including the night of the change, CET (UTC+1) after it.
+        for day in 20...25 { expected.append("night@2026-10-\(day)T00:30:00Z") }
+        for day in 26...31 { expected.append("night@2026-10-\(day)T01:30:00Z") }
+        for day in 1...2 { expected.append("night@2026-11-0\(day)T01:30:00Z") }
+        return expected.sorted { $0.split(separator: "@")[1] < $1.split(separator: "@")[1] }
+    }()
+
+    @Test func fortnightDeliversExactlyWhatIsDueExactlyWhenDue() {
+        let harness = Harness(start: "2026-10-20 00:00 UTC")
+        harness.scheduler.install(Self.schedule(Self.fortnight))
+        harness.clock.advance(to: Self.date("2026-11-03 00:00 UTC"))
+        #expect(harness.delivered == Self.fortnightExpected)
+        #expect(harness.handedOffLate.isEmpty)
+        // The past one-shot is reported, never delivered; the disabled one does nothing.
+        #expect(harness.log.events(.skippedPast).map { $0.fields.first { $0.name == "CHIME_ID" }?.value } == ["old"])
+        #expect(!harness.delivered.contains { $0.hasPrefix("old@") || $0.hasPrefix("off@") })
+        // One timer, armed once per distinct fire time (plus the initial arming), never polled.
+        #expect(harness.timer.armCount == Set(Self.fortnightExpected.map { $0.split(separator: "@")[1] }).count + 1)
+    }
+
+    @Test func nothingBeforeItsTimeExactlyOnceAtIt() {
+        let harness = Harness(start: "2026-10-28 05:00 UTC")
+        harness.scheduler.install(Self.schedule([("exam", "[Trigger]\nAt=2026-10-28 07:00\n")]))
+        harness.clock.advance(to: Self.date("2026-10-28 05:59:59 UTC"))
+        #expect(harness.delivered.isEmpty)
+        #expect(harness.scheduler.armedDeadline == Self.date("2026-10-28 06:00 UTC"))
+        harness.clock.advance(to: Self.date("2026-10-28 06:00 UTC"))
+        #expect(harness.delivered == ["exam@2026-10-28T06:00:00Z"])
+        harness.clock.advance(to: Self.date("2026-11-28 06:00 UTC"))
+        #expect(harness.delivered.count == 1)
+        #expect(harness.scheduler.armedDeadline == nil)
+    }
+
+    @Test func rebuildsInTheMiddleChangeNothingThatShouldNotChange() {
+        let harness = Harness(start: "2026-10-20 00:00 UTC")
+        harness.scheduler.install(Self.schedule(Self.fortnight))
+        // Rebuild the same schedule every few hours: no duplicate, no loss, Every= keeps its anchor.
+        let end = Self.date("2026-11-03 00:00 UTC")
+        var instant = Self.date("2026-10-20 00:00 UTC")
+        while instant < end {
+            instant = min(instant.addingTimeInterval(5 * 3600 + 17 * 60), end)
+            harness.clock.advance(to: instant)
+            harness.scheduler.install(Self.schedule(Self.fortnight))
+        }
+        harness.clock.advance(to: Self.date("2026-11-03 00:00 UTC"))
+        #expect(harness.delivered == Self.fortnightExpected)
+        #expect(harness.log.events(.skippedPast).count == 1)
+    }
+
+    @Test func anOccurrenceDueDuringARebuildIsNotLost() {
+        let harness = Harness(start: "2026-10-28 05:00 UTC")
+        harness.scheduler.install(Self.schedule([("exam", "[Trigger]\nAt=2026-10-28 07:00\n")]))
+        // The clock passes the fire time while the rebuild loads (the timer has not run yet).
+        harness.clock.jump(to: Self.date("2026-10-28 06:00:00.2 UTC"))
+        harness.scheduler.install(Self.schedule([("exam", "[Trigger]\nAt=2026-10-28 07:00\n")]))
+        #expect(harness.scheduler.armedDeadline == Self.date("2026-10-28 06:00 UTC"))
+        harness.clock.advance(to: Self.date("2026-10-28 06:00:01 UTC"))
+        #expect(harness.delivered == ["exam@2026-10-28T06:00:00Z"])
+    }
+
+    @Test func aNotificationAddedAfterItsDateIsSkippedNotDelivered() {
+        let harness = Harness(start: "2026-10-28 05:00 UTC")
+        harness.scheduler.install(Self.schedule([]))
+        harness.clock.advance(to: Self.date("2026-10-28 08:00 UTC"))
+        harness.scheduler.install(Self.schedule([("late", "[Trigger]\nAt=2026-10-28 07:00\n")]))
+        harness.clock.advance(to: Self.date("2026-10-29 08:00 UTC"))
+        #expect(harness.delivered.isEmpty)
+        #expect(harness.log.events(.skippedPast).count == 1)
+    }
+
+    @Test func removingAFileStopsIt() {
+        let harness = Harness(start: "2026-10-20 00:00 UTC")
+        harness.scheduler.install(Self.schedule([("night", "[Trigger]\nOnCalendar=*-*-* 02:30\n")]))
+        harness.clock.advance(to: Self.date("2026-10-21 12:00 UTC"))
+        harness.scheduler.install(Self.schedule([]))
+        harness.clock.advance(to: Self.date("2026-10-25 12:00 UTC"))
+        #expect(harness.delivered == ["night@2026-10-20T00:30:00Z", "night@2026-10-21T00:30:00Z"])
+        #expect(harness.scheduler.armedDeadline == nil)
+    }
+
+    @Test func forwardJumpCountsJumpedOverOccurrencesAsMissed() {
+        let harness = Harness(start: "2026-11-02 00:00 UTC")
+        harness.scheduler.install(
+            Self.schedule([
+                ("hourly", "[Trigger]\nOnCalendar=hourly\n"),
+                ("kept", "[Trigger]\nOnCalendar=hourly\nPersistent=yes\n"),
+            ]))
+        harness.clock.advance(to: Self.date("2026-11-02 01:00 UTC"))
+        #expect(harness.delivered == ["hourly@2026-11-02T01:00:00Z", "kept@2026-11-02T01:00:00Z"])
+        // The clock is stepped 5 h 30 min ahead: 02:00 ... 06:00 are jumped over.
+        harness.clock.jump(to: Self.date("2026-11-02 06:30 UTC"))
+        harness.scheduler.clockChanged()
+        let missed = harness.log.events(.missed)
+        #expect(missed.count == 1)
+        #expect(missed.first?.fields.first { $0.name == "CHIME_MISSED" }?.value == "5")
+        // Persistent=yes: one late delivery standing for the five.
+        let caughtUp = harness.dispatcher.records.filter { $0.missedCount > 0 }
+        #expect(caughtUp.map(\.id) == ["kept"])
+        #expect(caughtUp.first?.missedCount == 5)
+        #expect(harness.log.events(.caughtUp).count == 1)
+        // Then ordinary service resumes at 07:00.
+        harness.clock.advance(to: Self.date("2026-11-02 07:00 UTC"))
+        #expect(harness.delivered.suffix(2) == ["hourly@2026-11-02T07:00:00Z", "kept@2026-11-02T07:00:00Z"])
+        #expect(harness.dispatcher.records.count == 5)
+    }
+
+    @Test func backwardJumpNeverRedelivers() {
+        let harness = Harness(start: "2026-11-02 00:00 UTC")
+        harness.scheduler.install(Self.schedule([("hourly", "[Trigger]\nOnCalendar=hourly\n")]))
+        harness.clock.advance(to: Self.date("2026-11-02 03:30 UTC"))
+        #expect(harness.delivered.count == 3)
+        harness.clock.jump(to: Self.date("2026-11-02 01:15 UTC"))
+        harness.scheduler.clockChanged()
+        // Back at 01:15: 02:00 and 03:00 were delivered already; the next is 04:00.
+        #expect(harness.scheduler.armedDeadline == Self.date("2026-11-02 04:00 UTC"))
+        harness.clock.advance(to: Self.date("2026-11-02 04:00 UTC"))
+        #expect(
+            harness.delivered == [
+                "hourly@2026-11-02T01:00:00Z", "hourly@2026-11-02T02:00:00Z", "hourly@2026-11-02T03:00:00Z",
+                "hourly@2026-11-02T04:00:00Z",
+            ])
+        #expect(harness.log.events(.missed).isEmpty)
+    }
+
+    @Test func allOccurrencesDueAtOneInstantGoTogether() {
+        let harness = Harness(start: "2026-11-02 00:00 UTC")
+        let files = (0..<50).map { ("n\($0)", "[Trigger]\nAt=2026-11-02 12:00 UTC\n") }
+        harness.scheduler.install(Self.schedule(files))
+        harness.clock.advance(to: Self.date("2026-11-02 12:00 UTC"))
+        #expect(harness.dispatcher.records.count == 50)
+        #expect(Set(harness.dispatcher.records.map(\.handedOffAt)) == [Self.date("2026-11-02 12:00 UTC")])
+        #expect(harness.timer.armCount == 1)
+    }
+}

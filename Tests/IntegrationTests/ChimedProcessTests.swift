@@ -1,0 +1,141 @@
+import ChimeTestSupport
+import Foundation
+import Testing
+
+/// The real `chimed` binary with a stand-in `NOTIFY_SOCKET`: readiness, SIGHUP storms, a broken file on reload,
+/// SIGTERM.
+@Suite(.serialized) struct ChimedProcessTests {
+    let chimed = BinaryLocator.path(of: "chimed")
+
+    struct Instance {
+        let directory: TemporaryDirectory
+        let notify: NotifySocket
+        let process: RunningProcess
+
+        var config: String { directory.path + "/config" }
+
+        /// The fire times (ISO strings) delivered to stdout so far, in order of delivery.
+        func fireTimes(of id: String) -> [String] {
+            process.standardOutput.split(separator: "\n").compactMap { line in
+                guard let data = line.data(using: .utf8),
+                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                    object["id"] as? String == id
+                else { return nil }
+                return object["fire_time"] as? String
+            }
+        }
+    }
+
+    /// Starts chimed on a fresh configuration holding `files`, delivering to stdout.
+    func start(_ files: [String: String]) throws -> Instance {
+        let directory = try TemporaryDirectory(prefix: "chimed-test")
+        for (name, text) in files { try directory.write("config/\(name)", text) }
+        let notify = try NotifySocket(directory: directory.path)
+        let process = try RunningProcess(
+            chimed,
+            [
+                "--config-dir=\(directory.path)/config", "--runtime-dir=\(directory.path)/run",
+                "--state-dir=\(directory.path)/state", "--deliver=stdout",
+            ],
+            environment: ["NOTIFY_SOCKET": notify.path, "TZ": "Europe/Berlin"])
+        return Instance(directory: directory, notify: notify, process: process)
+    }
+
+    static let everySecond = """
+        [Notification]
+        Title=Tick
+        [Trigger]
+        OnCalendar=*:*:*
+        """
+
+    @Test func readinessAndStatus() throws {
+        let instance = try start(["tick.notification": Self.everySecond])
+        defer { instance.directory.remove() }
+        let messages = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        let ready = try #require(messages.last)
+        #expect(ready.contains("READY=1"))
+        #expect(ready.contains("STATUS=1 scheduled; next: tick at "))
+        let snapshot = try String(contentsOfFile: instance.directory.path + "/run/schedule.json", encoding: .utf8)
+        #expect(snapshot.contains(#""id":"tick""#))
+        let pid = try String(contentsOfFile: instance.directory.path + "/run/chimed.pid", encoding: .utf8)
+        #expect(pid == "\(instance.process.pid)\n")
+        instance.process.signal(SIGTERM)
+        #expect(instance.process.wait(timeout: 10) == 0)
+    }
+
+    @Test func sighupStormCoalescesWithoutLossOrDuplicates() throws {
+        let instance = try start(["tick.notification": Self.everySecond])
+        defer { instance.directory.remove() }
+        _ = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        // Let a delivery happen, then 100 SIGHUPs within a second.
+        Thread.sleep(forTimeInterval: 1.5)
+        for _ in 0..<100 {
+            instance.process.signal(SIGHUP)
+            usleep(9_000)
+        }
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(instance.process.isRunning)
+        let messages = instance.notify.receive(until: { _ in false }, timeout: 0.5)
+        let reloads = messages.filter { $0.contains("RELOADING=1") }
+        #expect(reloads.count >= 1 && reloads.count < 100)
+        #expect(reloads.allSatisfy { $0.contains("MONOTONIC_USEC=") })
+        instance.process.signal(SIGTERM)
+        #expect(instance.process.wait(timeout: 10) == 0)
+        // Every second from the first delivery to the last, each exactly once.
+        let times = instance.fireTimes(of: "tick")
+        #expect(times.count >= 4)
+        #expect(Set(times).count == times.count, "duplicates: \(times)")
+        let seconds = times.compactMap { Self.epochSeconds($0) }
+        #expect(seconds == Array((seconds.first ?? 0)...(seconds.last ?? 0)), "gaps: \(times)")
+    }
+
+    @Test func brokenFileOnReloadIsReportedAndSkipped() throws {
+        let instance = try start(["tick.notification": Self.everySecond])
+        defer { instance.directory.remove() }
+        _ = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        try instance.directory.write(
+            "config/broken.notification", "[Notification]\nTitle=x\nUrgency=loud\n[Trigger]\nEvery=1h\n")
+        instance.process.signal(SIGHUP)
+        let messages = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        #expect(messages.contains { $0.contains("RELOADING=1") })
+        let ready = try #require(messages.last)
+        #expect(ready.contains("STATUS=1 scheduled; next: tick at "))
+        #expect(ready.contains("last error: \(instance.config)/broken.notification:3:9: Invalid Urgency="))
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(instance.process.standardError.contains("broken.notification:3:9: Invalid Urgency= 'loud'"))
+        #expect(!instance.fireTimes(of: "tick").isEmpty)
+        instance.process.signal(SIGTERM)
+        #expect(instance.process.wait(timeout: 10) == 0)
+    }
+
+    @Test func sigtermStopsCleanly() throws {
+        let instance = try start(["tick.notification": Self.everySecond])
+        defer { instance.directory.remove() }
+        _ = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        instance.process.signal(SIGTERM)
+        let messages = instance.notify.receive(until: { $0.contains("STOPPING=1") }, timeout: 10)
+        #expect(messages.last?.contains("STOPPING=1") == true)
+        #expect(instance.process.wait(timeout: 10) == 0)
+        #expect(!FileManager.default.fileExists(atPath: instance.directory.path + "/run/chimed.pid"))
+    }
+
+    @Test func checkReportsErrorsAndExitsNonZero() throws {
+        let directory = try TemporaryDirectory(prefix: "chimed-check")
+        defer { directory.remove() }
+        try directory.write("good.notification", Self.everySecond)
+        try directory.write("bad.notification", "[Notification]\nTitle=x\n[Trigger]\nCount=0\nEvery=1h\n")
+        let result = try ProcessRunner.run(chimed, ["--check", "--config-dir=\(directory.path)"])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("bad.notification:4:7: Count= must be a positive whole number"))
+        #expect(result.standardOutput.contains("1 notification(s) loaded, 1 scheduled, 1 error(s)"))
+        try directory.write("bad.notification", "[Notification]\nTitle=x\n[Trigger]\nCount=2\nEvery=1h\n")
+        #expect(try ProcessRunner.run(chimed, ["--check", "--config-dir=\(directory.path)"]).status == 0)
+        #expect(try ProcessRunner.run(chimed, ["--bogus"]).status == 64)
+    }
+
+    static func epochSeconds(_ iso: String) -> Int? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: iso).map { Int($0.timeIntervalSince1970) }
+    }
+}
