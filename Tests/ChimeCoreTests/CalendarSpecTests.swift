@@ -689,6 +689,10 @@ import Testing
             "*:49:26", in: "America/St_Johns", from: "1989-04-02T03:19:26Z",
             ["1989-04-02T04:19:26Z", "1989-04-02T05:19:26Z", "1989-04-02T06:19:26Z"],
             "systemd loops here (the gap ends at 01:01, not on the hour); it prints these from 1989-04-02T03:46:40Z"),
+        ElapseCase(
+            "*-*~7..13 *:02", in: "Pacific/Kiritimati", from: "1970-01-01T00:00:00Z",
+            ["1970-01-01T00:42:00Z", "1970-01-01T01:42:00Z", "1970-01-01T02:42:00Z"],
+            "local time is still 1969: systemd takes mktime's negative answers for failures (31 Dec passes ~7..13)"),
     ]
 
     @Test(arguments: fuzzRegressions)

@@ -117,7 +117,8 @@ struct ElapseSearch {
         self.requestedDST = requestedDST
     }
 
-    /// `nil` where `mktime` fails; `time` is then unchanged, and each caller reacts as systemd does.
+    /// `nil` where `mktime` fails; `time` is then unchanged, and each caller reacts as systemd does. systemd tests
+    /// `mktime(...) < 0`, so where it checks, an instant before 1970 counts as a failure too.
     @inline(__always)
     private mutating func normalize(_ time: inout LocalDateTime) -> Int64? {
         zone.makeTime(&time, offsetHint: &offsetHint)
@@ -225,7 +226,7 @@ struct ElapseSearch {
                 continue
             }
             // systemd reports an error if this conversion fails; like an endless search, that is worth a repair.
-            guard let seconds = normalize(&c) else { return .exhausted }
+            guard let seconds = normalize(&c), seconds >= 0 else { return .exhausted }
             return .found(seconds * 1_000_000 + Int64(usec))
         }
         return .exhausted
@@ -259,16 +260,23 @@ struct ElapseSearch {
         if time.year > CalendarSpec.maximumYear { return -1 }
         // Fields in range, far from any transition, read with the remembered offset: normalising would change
         // nothing (and leave the remembered offset as it is).
-        if time.isInRange,
-            zone.isPlainFixedOffset(isDST: time.isDST)
-                || zone.uniqueInstant(forLocal: time.localSeconds, offset: offsetHint, isDST: time.isDST) != nil
-        {
-            if zone.isFixedOffset { offsetHint = zone.utcOffset(at: 0) }
-            return 1
+        if time.isInRange {
+            if zone.isPlainFixedOffset(isDST: time.isDST) {
+                let offset = zone.utcOffset(at: 0)
+                if time.localSeconds - Int64(offset) >= 0 {
+                    offsetHint = offset
+                    return 1
+                }
+            } else if let (instant, _) = zone.uniqueInstant(
+                forLocal: time.localSeconds, offset: offsetHint, isDST: time.isDST), instant >= 0
+            {
+                return 1
+            }
         }
         var t = time
         // A time glibc cannot convert counts as going backwards: the search moves on to the next larger unit.
-        guard normalize(&t) != nil else { return -1 }
+        // So does one before 1970, which systemd cannot tell from a failure.
+        guard let instant = normalize(&t), instant >= 0 else { return -1 }
         var order: Int
         if t.year != time.year {
             order = t.year < time.year ? -1 : 1
@@ -313,7 +321,7 @@ struct ElapseSearch {
     private mutating func matchesWeekday(_ time: LocalDateTime) -> Bool {
         guard spec.weekdays != CalendarSpec.allWeekdays else { return true }
         var t = time
-        guard normalize(&t) != nil else { return false }
+        guard let instant = normalize(&t), instant >= 0 else { return false }
         let mondayBased = t.weekday == 0 ? 6 : t.weekday - 1
         return spec.weekdays & (1 << mondayBased) != 0
     }
@@ -324,7 +332,7 @@ struct ElapseSearch {
         var t = time
         t.month += 1
         t.day = 1 - fromEnd
-        guard normalize(&t) != nil else { return -1 }
+        guard let instant = normalize(&t), instant >= 0 else { return -1 }
         return t.month == time.month ? t.day : -1
     }
 
