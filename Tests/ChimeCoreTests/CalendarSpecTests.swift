@@ -42,8 +42,14 @@ import Testing
         return result
     }
 
+    /// A zone file, or else a POSIX TZ rule (as `TZ` may hold one).
+    static func rules(_ zone: String) throws -> ZoneRules {
+        if let rules = try? ZoneDatabase.system.rules(named: zone) { return rules }
+        return try ZoneRules(posixRule: zone)
+    }
+
     static func check(_ example: ElapseCase) throws {
-        let zone = try ZoneDatabase.system.rules(named: example.zone)
+        let zone = try rules(example.zone)
         let spec = try CalendarSpec(example.spec, localZone: zone)
         let base = try #require(CalendarOracleTests.microseconds(iso: example.base))
         let expected = example.elapses.compactMap(CalendarOracleTests.microseconds(iso:))
@@ -693,6 +699,23 @@ import Testing
             "*-*~7..13 *:02", in: "Pacific/Kiritimati", from: "1970-01-01T00:00:00Z",
             ["1970-01-01T00:42:00Z", "1970-01-01T01:42:00Z", "1970-01-01T02:42:00Z"],
             "local time is still 1969: systemd takes mktime's negative answers for failures (31 Dec passes ~7..13)"),
+        ElapseCase(
+            "semiannually", in: "WART4WARST,J1/0,J365/25", from: "1975-10-14T00:00:00Z",
+            ["1976-07-01T03:00:00Z", "1977-07-01T03:00:00Z", "1978-07-01T03:00:00Z"],
+            "glibc applies a POSIX rule per UTC year: standard time until 04:00 UTC on 1 January, so midnight is a gap"),
+        ElapseCase(
+            "*-12-31 21:30", in: "WART4WARST,J1/0,J365/25", from: "1975-10-14T00:00:00Z",
+            ["1976-01-01T01:30:00Z", "1977-01-01T01:30:00Z", "1978-01-01T01:30:00Z"]),
+        ElapseCase(
+            "weekly", in: "GMT0BST", from: "2100-09-26T00:00:00Z", ["2100-09-27T04:00:00Z", "2100-10-04T04:00:00Z"],
+            "no change dates: glibc takes the file posixrules (New York), whose own rule applies after 2037"),
+        ElapseCase(
+            "2000-10-29 *:30", in: "GMT0BST", from: "2000-10-29T04:00:00Z",
+            [
+                "2000-10-29T04:30:00Z", "2000-10-29T05:30:00Z", "2000-10-29T07:30:00Z", "2000-10-29T08:30:00Z",
+                "2000-10-29T09:30:00Z",
+            ],
+            "BST ends at New York's 06:00 UTC, as glibc has it once it re-read posixrules"),
     ]
 
     @Test(arguments: fuzzRegressions)

@@ -80,6 +80,14 @@ public struct ZoneDatabase: Sendable {
         }
     }
 
+    /// The bytes of the file `name` in the database (such as `posixrules`), if it can be read.
+    func contents(of name: String) -> [UInt8]? {
+        guard Self.isWellFormedName(name), let data = FileManager.default.contents(atPath: path(of: name)) else {
+            return nil
+        }
+        return Array(data)
+    }
+
     private func path(of name: String) -> String {
         directory + "/" + name
     }
