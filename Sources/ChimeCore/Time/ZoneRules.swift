@@ -192,8 +192,9 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
     ///   (0 or 1) asks for the flavour of the other one.
     /// - A wall time in a gap makes the guesses alternate between the two sides; the answer is the side whose
     ///   flavour differs from the requested `isDST`, or with `isDST == -1` the daylight side (so Berlin's 02:30
-    ///   on the spring-forward day reads as 03:30 CEST). Where that preference cannot decide — a gap between two
-    ///   standard times asked for with an explicit `isDST`, or the guesses never settling — `mktime` fails.
+    ///   on the spring-forward day reads as 03:30 CEST) and between two sides of one flavour the side reached
+    ///   first (Kiritimati's 1979 gap: forward from the earlier offset, backward from the later). Where no side
+    ///   will do — a gap between two standard times asked for as standard time — `mktime` fails.
     /// - A wall time that exists only in the other flavour than `isDST` asks for is read with the offset of the
     ///   nearest instant of that flavour (searched a week at a time, up to about seven years either way), or else
     ///   shifted by one hour.
