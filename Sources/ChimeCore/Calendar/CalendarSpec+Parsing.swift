@@ -101,12 +101,13 @@ extension CalendarSpec {
 
     /// The local zone's standard (0) or daylight (1) abbreviation ending the spec after a space.
     private static func localAbbreviationSuffix(_ bytes: [UInt8], localZone: ZoneRules) -> (Int, Int)? {
-        for (isDST, name) in [localZone.standardAbbreviation, localZone.daylightAbbreviation].enumerated() {
+        func ends(with name: String) -> Int? {
             let length = name.utf8.count
-            guard length > 0, bytes.count > length, hasSuffixIgnoringCase(bytes, name) else { continue }
-            guard bytes[bytes.count - length - 1] == UInt8(ascii: " ") else { continue }
-            return (isDST, length)
+            guard length > 0, bytes.count > length, hasSuffixIgnoringCase(bytes, name) else { return nil }
+            return bytes[bytes.count - length - 1] == UInt8(ascii: " ") ? length : nil
         }
+        if let length = ends(with: localZone.standardAbbreviation) { return (0, length) }
+        if let length = ends(with: localZone.daylightAbbreviation) { return (1, length) }
         return nil
     }
 
