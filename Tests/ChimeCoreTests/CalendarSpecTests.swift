@@ -421,6 +421,18 @@ import Testing
         "4294967296:00",
         "18446744073709551616:00",
         "1:00:2147",
+        // Fractions outside the seconds, blanks other than a space, digits other than ASCII
+        "12.5:00",
+        "*-*-1.5",
+        "12:30.5",
+        "2026.5-01-01",
+        "0..59.5:00",
+        "*-*-* 12:00:00.5.",
+        "12:00\tUTC",
+        "Mon\t12:00",
+        "１２:00",
+        "12:00 UTC\u{00A0}",
+        "Mon..Fri\u{200B} 12:00",
         // Shorthands with anything else
         "hourly.",
         "daily 12:00",
