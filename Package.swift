@@ -19,12 +19,16 @@ let package = Package(
         ),
         // Swift wrappers around libsystemd; the only place that calls it.
         .target(name: "ChimeSystemd", dependencies: ["CSystemd"]),
+        // C helpers for kernel interfaces that Glibc does not export (timerfd).
+        .target(name: "CChimeShims"),
         // Configuration discovery, loading and the daemon's machinery.
-        .target(name: "ChimeDaemon", dependencies: ["ChimeCore", "ChimeSystemd"]),
+        .target(name: "ChimeDaemon", dependencies: ["ChimeCore", "ChimeSystemd", "CChimeShims"]),
         // chimectl's commands, as a library so that tests can run them in-process.
         .target(name: "ChimeControl", dependencies: ["ChimeCore", "ChimeDaemon"]),
         .executableTarget(name: "chimed", dependencies: ["ChimeDaemon"]),
         .executableTarget(name: "chimectl", dependencies: ["ChimeControl"]),
+        // Not installed: runs the systemd wrappers in a process of their own for ChimeSystemdTests.
+        .executableTarget(name: "chime-systemd-probe", dependencies: ["ChimeDaemon", "ChimeSystemd"]),
         // Test doubles and fixtures, imported only by tests.
         .target(name: "ChimeTestSupport", dependencies: ["ChimeCore", "ChimeDaemon"]),
         .testTarget(
@@ -42,8 +46,12 @@ let package = Package(
             resources: [.copy("Snapshots")]
         ),
         .testTarget(
+            name: "ChimeSystemdTests",
+            dependencies: ["ChimeSystemd", "ChimeDaemon", "ChimeTestSupport"]
+        ),
+        .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ChimeCore", "ChimeTestSupport"]
+            dependencies: ["ChimeCore", "ChimeDaemon", "ChimeTestSupport"]
         ),
     ]
 )

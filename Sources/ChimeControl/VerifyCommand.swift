@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimeDaemon
 import Foundation
 
 /// `chimectl verify`: checks notification files the way `systemd-analyze verify` checks units, and lists when
@@ -26,19 +27,8 @@ struct VerifyCommand: Command {
 
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         guard !arguments.operands.isEmpty else { throw UsageError("expected notification files or directories") }
-        var iterations = 1
-        if let text = arguments.value("iterations") {
-            guard let value = Int(text), value >= 0 else { throw UsageError("invalid --iterations '\(text)'") }
-            iterations = value
-        }
-        var base = context.now
-        if let text = arguments.value("base-time") {
-            do {
-                base = try Timestamp.parse(text, now: context.now, localZone: context.localZone, zones: context.zones)
-            } catch {
-                throw UsageError("invalid --base-time '\(text)': \(error)")
-            }
-        }
+        let iterations = try arguments.iterations()
+        let base = try arguments.baseTime(in: context)
 
         var found: [NotificationFile] = []
         var problems: [UnitFileDiagnostic] = []
@@ -61,7 +51,7 @@ struct VerifyCommand: Command {
             }
         }
         if !directories.isEmpty {
-            let search = NotificationSearch(searching: directories)
+            let search = NotificationSearch(searching: directories, probe: PosixFileKindProbe())
             found += search.files
             problems += search.diagnostics
         }
@@ -133,7 +123,7 @@ struct VerifyCommand: Command {
             return .failure("not a notification file (expected NAME.notification)")
         }
         let directory = (operand as NSString).deletingLastPathComponent
-        let search = NotificationSearch(searching: [directory.isEmpty ? "." : directory])
+        let search = NotificationSearch(searching: [directory.isEmpty ? "." : directory], probe: PosixFileKindProbe())
         let id = url.deletingPathExtension().lastPathComponent
         let files = search.files.filter { $0.id == id }
         return .success((files, search.diagnostics.filter { $0.location.file.contains("/\(id).notification") }))

@@ -21,7 +21,7 @@ public final class Daemon: @unchecked Sendable {
     private let snapshot: SnapshotWriter
     private var signalSources: [any DispatchSourceSignal] = []
     private var watchdog: (any DispatchSourceTimer)?
-    private var monitors: [AnyObject] = []
+    private var monitors: [any Sendable] = []
 
     /// Rebuild bookkeeping, touched only on `queue`.
     private var isRebuilding = false
@@ -42,7 +42,8 @@ public final class Daemon: @unchecked Sendable {
         dispatcher = Dispatcher(
             backends: backends, defaultBackends: options.defaultBackends, clock: SystemWallClock(), log: log)
         scheduler = Scheduler(
-            clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: dispatcher, log: log)
+            clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: dispatcher, log: log,
+            store: FileHistoryStore(directory: options.stateDirectory))
         snapshot = SnapshotWriter(path: options.snapshotPath)
         scheduler.afterFire = { [weak self] in self?.scheduleChanged() }
     }
@@ -56,14 +57,35 @@ public final class Daemon: @unchecked Sendable {
         dispatchMain()
     }
 
-    /// Adds something to start with the daemon and keep alive as long as it runs (a clock or zone monitor).
-    public func keepAlive(_ object: AnyObject) {
-        monitors.append(object)
+    /// Watches for wall-clock changes and for changes of the system zone (`/etc/localtime`): the first makes
+    /// the scheduler account for what was jumped over, and both rebuild the schedule. A monitor that cannot start
+    /// is reported and the daemon goes on without it.
+    public func watchClockAndTimeZone() {
+        do {
+            let clockMonitor = try ClockChangeMonitor(queue: queue) { [weak self] in self?.clockChanged() }
+            clockMonitor.start()
+            monitors.append(clockMonitor)
+        } catch {
+            log.record(DaemonEvent(.configError, "Cannot watch for clock changes (\(error)), ignoring", priority: 4))
+        }
+        guard environment["TZ"] == nil else { return }
+        do {
+            let zoneMonitor = try TimeZoneChangeMonitor(queue: queue) { [weak self] in
+                self?.rebuild(reason: "time zone change")
+            }
+            zoneMonitor.start()
+            monitors.append(zoneMonitor)
+        } catch {
+            log.record(
+                DaemonEvent(
+                    .configError, "Cannot watch /etc/localtime for zone changes (\(error)), ignoring", priority: 4))
+        }
     }
 
-    /// Runs `body` on the scheduler's queue (for monitors that report events).
-    public func onSchedulerQueue(_ body: @escaping @Sendable (Daemon) -> Void) {
-        queue.async { body(self) }
+    /// On the scheduler's queue: the wall clock was set.
+    private func clockChanged() {
+        scheduler.clockChanged()
+        rebuild(reason: "clock change")
     }
 
     // MARK: Rebuilds
@@ -187,7 +209,14 @@ public final class Daemon: @unchecked Sendable {
 
     /// `WATCHDOG=1` at half of `WatchdogSec=`, the only periodic wake-up, and only when systemd asks for it.
     private func startWatchdog() {
-        guard let interval = notifier.watchdogInterval() else { return }
+        let requested: Duration?
+        do {
+            requested = try notifier.watchdogInterval()
+        } catch {
+            log.record(DaemonEvent(.configError, "Cannot read the watchdog settings (\(error)), ignoring", priority: 4))
+            return
+        }
+        guard let interval = requested else { return }
         let timer = DispatchSource.makeTimerSource(queue: queue)
         let half = interval / 2
         let (seconds, attoseconds) = half.components
@@ -222,6 +251,7 @@ public final class Daemon: @unchecked Sendable {
         isStopping = true
         notify("STOPPING=1\nSTATUS=Stopping")
         log.record(DaemonEvent(.stopping, "Stopping on signal \(number); waiting for deliveries in flight."))
+        scheduler.saveState()
         let drained = dispatcher.drain(within: .seconds(5))
         if !drained {
             log.record(DaemonEvent(.stopping, "Deliveries still in flight after 5 s; exiting anyway.", priority: 4))

@@ -12,15 +12,6 @@ public struct SystemdNotifier: Sendable {
         sd_notify(0, "") > 0
     }
 
-    /// The watchdog interval systemd asks for (`WatchdogSec=`), or `nil` when it asks for none.
-    ///
-    /// Wraps `sd_watchdog_enabled(3)`, which reads `WATCHDOG_USEC` and `WATCHDOG_PID`.
-    public func watchdogInterval() -> Duration? {
-        var microseconds: UInt64 = 0
-        guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
-        return .microseconds(Int64(clamping: microseconds))
-    }
-
     /// Sends `state` (newline-separated `KEY=VALUE` assignments) with `sd_notify`.
     /// - Returns: `true` if the message was sent, `false` if no service manager listens.
     /// - Throws: `SystemdError` carrying the negative errno `sd_notify` returned.
@@ -29,5 +20,18 @@ public struct SystemdNotifier: Sendable {
         let result = sd_notify(0, state)
         try SystemdError.check(result, call: "sd_notify")
         return result > 0
+    }
+
+    /// The interval within which the service manager expects `WATCHDOG=1`, or `nil` when it expects none.
+    ///
+    /// Wraps `sd_watchdog_enabled(3)`, which reads `WATCHDOG_USEC` and `WATCHDOG_PID` (set by systemd for
+    /// `WatchdogSec=`) and leaves them in the environment: a `WATCHDOG_PID` naming another process means none. Send
+    /// `WATCHDOG=1` at about half the interval.
+    /// - Throws: `SystemdError` (`EINVAL`) when the variables do not parse or `WATCHDOG_USEC` is 0.
+    public func watchdogInterval() throws(SystemdError) -> Duration? {
+        var microseconds: UInt64 = 0
+        let result = sd_watchdog_enabled(0, &microseconds)
+        try SystemdError.check(result, call: "sd_watchdog_enabled")
+        return result > 0 ? .microseconds(Int64(clamping: microseconds)) : nil
     }
 }

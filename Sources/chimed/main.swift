@@ -15,5 +15,7 @@ if check {
     exit(Chimed.check(options, environment: environment, now: Date()))
 }
 let daemon = Daemon(
-    options: options, environment: environment, backends: [StandardOutputBackend()], log: StandardErrorEventLog())
+    options: options, environment: environment, backends: [JournalBackend(), StandardOutputBackend()],
+    log: JournalEventLog(environment: environment))
+daemon.watchClockAndTimeZone()
 daemon.run()

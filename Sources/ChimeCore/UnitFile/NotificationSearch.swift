@@ -18,12 +18,57 @@ public struct NotificationSearch: Hashable, Sendable {
     /// or parsing a notification's own files is in its `UnitFile.diagnostics`).
     public var diagnostics: [UnitFileDiagnostic]
 
-    /// Searches `directories`, earliest first in precedence. Reads the file system through `FileManager` and never
-    /// throws: every problem becomes a diagnostic.
-    public init(searching directories: [String]) {
-        var finder = Finder()
+    /// Searches `directories`, earliest first in precedence. Reads the file system through `FileManager` (and
+    /// `probe` for what each entry is) and never throws: every problem becomes a diagnostic.
+    public init(searching directories: [String], probe: any FileKindProbe = FoundationFileKindProbe()) {
+        var finder = Finder(probe: probe)
         files = finder.search(directories)
         diagnostics = finder.diagnostics
+    }
+}
+
+/// What a directory entry is, after following symlinks.
+public enum FileKind: Sendable, Equatable {
+    case file
+    /// A symlink to `/dev/null` (a mask).
+    case null
+    case directory
+    case other
+}
+
+/// Tells what a path is. The search asks once per directory entry, so with thousands of files the cost of asking
+/// matters: the daemon passes one built on `lstat(2)`.
+public protocol FileKindProbe: Sendable {
+    func kind(of path: String) -> FileKind
+}
+
+/// `FileKindProbe` through `FileManager` alone (slower: it also looks up owners' account names).
+public struct FoundationFileKindProbe: FileKindProbe {
+    public init() {}
+
+    public func kind(of path: String) -> FileKind {
+        let fileManager = FileManager.default
+        guard var type = (try? fileManager.attributesOfItem(atPath: path))?[.type] as? FileAttributeType else {
+            return .other
+        }
+        if type == .typeSymbolicLink {
+            let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            if target == "/dev/null" {
+                return .null
+            }
+            // A dangling symlink is taken for a file, so that reading it reports what is wrong.
+            guard fileManager.fileExists(atPath: path),
+                let targetType = (try? fileManager.attributesOfItem(atPath: target))?[.type] as? FileAttributeType
+            else {
+                return .file
+            }
+            type = targetType
+        }
+        switch type {
+        case .typeRegular: return .file
+        case .typeDirectory: return .directory
+        default: return .other
+        }
     }
 }
 
@@ -33,15 +78,11 @@ private struct Finder {
     static let dropInSuffix = ".conf"
 
     let fileManager = FileManager.default
+    let probe: any FileKindProbe
     var diagnostics: [UnitFileDiagnostic] = []
 
-    /// What a directory entry is, after following symlinks.
-    enum Kind {
-        case file
-        /// A symlink to `/dev/null`.
-        case null
-        case directory
-        case other
+    init(probe: any FileKindProbe) {
+        self.probe = probe
     }
 
     /// A file that takes part in the search; `masks` if it is a symlink to `/dev/null`.
@@ -155,28 +196,8 @@ private struct Finder {
         return names.filter { !$0.hasPrefix(".") }.sorted(by: Self.byteOrder).map { ($0, directory + separator + $0) }
     }
 
-    private func kind(of path: String) -> Kind {
-        guard var type = (try? fileManager.attributesOfItem(atPath: path))?[.type] as? FileAttributeType else {
-            return .other
-        }
-        if type == .typeSymbolicLink {
-            let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-            if target == "/dev/null" {
-                return .null
-            }
-            // A dangling symlink is taken for a file, so that reading it reports what is wrong.
-            guard fileManager.fileExists(atPath: path),
-                let targetType = (try? fileManager.attributesOfItem(atPath: target))?[.type] as? FileAttributeType
-            else {
-                return .file
-            }
-            type = targetType
-        }
-        switch type {
-        case .typeRegular: return .file
-        case .typeDirectory: return .directory
-        default: return .other
-        }
+    private func kind(of path: String) -> FileKind {
+        probe.kind(of: path)
     }
 
     private func read(_ path: String) -> Result<Data, UnitFileDiagnostic> {

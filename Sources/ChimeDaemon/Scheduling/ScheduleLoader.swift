@@ -65,7 +65,7 @@ public struct NotificationDirectorySource: ScheduleSource {
                 throw ScheduleLoadError("Cannot read configuration directory \(directory)")
             }
         }
-        let search = NotificationSearch(searching: directories)
+        let search = NotificationSearch(searching: directories, probe: PosixFileKindProbe())
         schedule.problems += search.diagnostics
         for file in search.files {
             let result = loader.load(file)

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Finds the built `chimed`/`chimectl` binaries: next to the test bundle, or in `.build/debug` of the package.
-enum BinaryLocator {
-    static func path(of name: String) -> String {
+/// Finds the package's built executables (`chimed`, `chimectl`, test helpers): next to the test bundle, or in
+/// `.build/debug` of the package.
+public enum BinaryLocator {
+    public static func path(of name: String) -> String {
         var directory = Bundle.main.bundleURL
         for _ in 0..<4 {
             let candidate = directory.appendingPathComponent(name).path
@@ -13,7 +14,7 @@ enum BinaryLocator {
     }
 
     /// The package's root directory (where Package.swift is).
-    static var packageRoot: URL {
+    public static var packageRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
     }

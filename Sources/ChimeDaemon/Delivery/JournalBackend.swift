@@ -1,0 +1,20 @@
+import ChimeCore
+import ChimeSystemd
+import Foundation
+
+/// `journal`: one structured journal entry per delivery, with `sd_journal_sendv`.
+///
+/// The entry is the record of the delivery (`MESSAGE_ID` delivered, or caught-up for a late one) and carries
+/// `CHIME_ID`, `CHIME_FIRE_TIME`, `CHIME_TITLE`, `CHIME_BACKEND=journal`, the body, and each `Info=KEY=VALUE` as
+/// `CHIME_INFO_KEY`; `journalctl CHIME_ID=standup` finds them.
+public struct JournalBackend: DeliveryBackend, RecordsOwnDelivery {
+    public let name = "journal"
+    private let writer = JournalWriter()
+
+    public init() {}
+
+    public func deliver(_ delivery: Delivery, deliveredAt: Date) async throws {
+        let event = Dispatcher.delivered(delivery, backend: name, at: deliveredAt)
+        try writer.send(event.journalFields + [("SYSLOG_IDENTIFIER", "chimed")])
+    }
+}

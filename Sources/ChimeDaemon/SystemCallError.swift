@@ -1,0 +1,36 @@
+import Glibc
+
+/// A failed system call of the daemon's own (not libsystemd's): the call's name and its errno.
+public struct SystemCallError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let call: String
+    public let errno: Int32
+
+    public init(call: String, errno: Int32) {
+        self.call = call
+        self.errno = errno
+    }
+
+    /// Converts the "negative errno on failure" convention of the `CChimeShims` helpers into a thrown error.
+    /// - Returns: `result`, when it is not negative.
+    @discardableResult
+    public static func check(_ result: Int32, call: String) throws(SystemCallError) -> Int32 {
+        if result < 0 {
+            throw SystemCallError(call: call, errno: -result)
+        }
+        return result
+    }
+
+    /// Converts libc's "-1 and `errno`" convention into a thrown error.
+    /// - Returns: `result`, when it is not -1.
+    @discardableResult
+    public static func checkErrno(_ result: Int32, call: String) throws(SystemCallError) -> Int32 {
+        if result == -1 {
+            throw SystemCallError(call: call, errno: Glibc.errno)
+        }
+        return result
+    }
+
+    public var description: String {
+        "\(call): \(String(cString: strerror(errno)))"
+    }
+}
