@@ -65,11 +65,13 @@ bench: release
 	./bench/run
 
 install: release install-systemd
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/examples
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(DATADIR)/examples
 	install -m 0755 .build/release/chimectl $(DESTDIR)$(BINDIR)/chimectl
 	install -m 0755 .build/release/chimed $(DESTDIR)$(BINDIR)/chimed
 	install -m 0644 man/chimectl.1 $(DESTDIR)$(MANDIR)/man1/chimectl.1
 	install -m 0644 man/chime.notification.5 $(DESTDIR)$(MANDIR)/man5/chime.notification.5
+	install -m 0644 man/chimed.8 $(DESTDIR)$(MANDIR)/man8/chimed.8
 	install -m 0644 config/*.notification $(DESTDIR)$(DATADIR)/examples/
 
 # The units name chimed by its installed path; the catalog is indexed at once unless staged into a DESTDIR.
@@ -83,7 +85,8 @@ install-systemd:
 
 uninstall: uninstall-systemd
 	rm -f $(DESTDIR)$(BINDIR)/chimectl $(DESTDIR)$(BINDIR)/chimed
-	rm -f $(DESTDIR)$(MANDIR)/man1/chimectl.1 $(DESTDIR)$(MANDIR)/man5/chime.notification.5
+	rm -f $(DESTDIR)$(MANDIR)/man1/chimectl.1 $(DESTDIR)$(MANDIR)/man5/chime.notification.5 \
+		$(DESTDIR)$(MANDIR)/man8/chimed.8
 	rm -rf $(DESTDIR)$(DATADIR)
 
 uninstall-systemd:

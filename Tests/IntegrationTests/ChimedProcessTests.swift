@@ -109,6 +109,26 @@ import Testing
         #expect(instance.process.wait(timeout: 10) == 0)
     }
 
+    @Test func aLoadThatFailsAsAWholeKeepsThePreviousSchedule() throws {
+        let instance = try start(["tick.notification": Self.everySecond])
+        defer { instance.directory.remove() }
+        _ = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        // The configuration directory becomes unreadable as a directory: nothing can be loaded.
+        let moved = instance.directory.path + "/config-moved"
+        try FileManager.default.moveItem(atPath: instance.config, toPath: moved)
+        try "not a directory".write(toFile: instance.config, atomically: true, encoding: .utf8)
+        instance.process.signal(SIGHUP)
+        let messages = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        let ready = try #require(messages.last)
+        #expect(ready.contains("STATUS=1 scheduled; next: tick at "))
+        #expect(ready.contains("last error: Cannot read configuration directory \(instance.config)"))
+        let before = instance.fireTimes(of: "tick").count
+        Thread.sleep(forTimeInterval: 2.2)
+        #expect(instance.fireTimes(of: "tick").count >= before + 2)
+        instance.process.signal(SIGTERM)
+        #expect(instance.process.wait(timeout: 10) == 0)
+    }
+
     @Test func sigtermStopsCleanly() throws {
         let instance = try start(["tick.notification": Self.everySecond])
         defer { instance.directory.remove() }
