@@ -97,23 +97,12 @@ struct HistoryCommand: Command {
                 query.limit = count
             }
         }
-        query.since = try time(arguments, "since", in: context)
-        query.until = try time(arguments, "until", in: context)
+        query.since = try arguments.timestamp("since", in: context)
+        query.until = try arguments.timestamp("until", in: context)
         if let since = query.since, let until = query.until, since > until {
             throw UsageError("--since must not be after --until")
         }
         return query
-    }
-
-    private static func time(
-        _ arguments: ParsedArguments, _ option: String, in context: CommandContext
-    ) throws(UsageError) -> Date? {
-        guard let text = arguments.value(option) else { return nil }
-        do {
-            return try Timestamp.parse(text, now: context.now, localZone: context.localZone, zones: context.zones)
-        } catch {
-            throw UsageError("invalid --\(option) '\(text)': \(error)")
-        }
     }
 }
 
