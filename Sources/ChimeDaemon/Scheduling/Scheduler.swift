@@ -91,14 +91,16 @@ public final class Scheduler: @unchecked Sendable {
 
     /// Replaces the whole schedule with `loaded` and re-arms.
     ///
-    /// A notification already scheduled continues from where the previous schedule left off, so an occurrence
-    /// that fell due while the rebuild was loading is still delivered. One known only from the stored history
-    /// (after a restart) continues from its last handled occurrence: what fell due while the daemon was down is
-    /// missed, or caught up once with `Persistent=yes`. A new one starts from now, so a date already past is never
-    /// delivered (it is logged as skipped).
+    /// A notification already scheduled with the same trigger continues from where the previous schedule left
+    /// off, so an occurrence that fell due while the rebuild was loading is still delivered. At start, one known
+    /// from the stored history continues from its last handled occurrence: what fell due while the daemon was down
+    /// is missed, or caught up once with `Persistent=yes`. Any other (new, edited, or re-added) starts from now,
+    /// so a date already past is never delivered (it is logged as skipped).
     public func install(_ loaded: LoadedSchedule) {
         let now = clock.now().epochMicroseconds
-        let previousIDs = Set(entries.map(\.notification.id))
+        // Triggers as they were, by id: an unchanged notification resumes where it was, a changed one starts anew.
+        let previousTriggers = Dictionary(entries.map { ($0.notification.id, $0.notification.trigger) }) { a, _ in a }
+        let isFirstInstall = processedThrough == nil
         let resumeFrom = processedThrough ?? now
         systemZone = loaded.systemZone
         entries = loaded.notifications.map(Entry.init)
@@ -108,9 +110,9 @@ public final class Scheduler: @unchecked Sendable {
             let notification = entry.notification
             guard notification.isEnabled else { continue }
             var after: Int64
-            if previousIDs.contains(notification.id) {
+            if previousTriggers[notification.id] == notification.trigger {
                 after = min(resumeFrom, now)
-            } else if let history = histories[notification.id] {
+            } else if isFirstInstall, let history = histories[notification.id] {
                 // Known from before a restart: whatever fell due while the daemon was down was missed, however
                 // short the gap.
                 after = min((history.lastOccurrence ?? history.firstSeen).epochMicroseconds, now)
@@ -118,9 +120,13 @@ public final class Scheduler: @unchecked Sendable {
                     after = handleMissed(entry, first: overdue, now: now)
                 }
             } else {
-                let firstSeen = Date(epochMicroseconds: now)
-                histories[notification.id] = DeliveryHistory(firstSeen: firstSeen)
-                store.recordFirstSeen(notification.id, at: firstSeen)
+                // New, re-added or edited: nothing before now fires. A re-added one keeps its first sighting (the
+                // anchor of Every= and Count=).
+                if histories[notification.id] == nil {
+                    let firstSeen = Date(epochMicroseconds: now)
+                    histories[notification.id] = DeliveryHistory(firstSeen: firstSeen)
+                    store.recordFirstSeen(notification.id, at: firstSeen)
+                }
                 reportPastInstants(of: entry, now: now)
                 after = now
             }
