@@ -3,7 +3,8 @@ import Foundation
 
 /// Hands due occurrences to the backends; the scheduler never waits for it.
 public protocol DeliveryDispatching: Sendable {
-    func dispatch(_ delivery: Delivery)
+    /// Starts delivering; `finished` runs once every backend is done with it (delivered, failed or timed out).
+    func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void)
 }
 
 /// The schedule and its one timer: keeps the next occurrence of every notification in a heap, arms one wall-clock
@@ -135,6 +136,7 @@ public final class Scheduler: @unchecked Sendable {
             }
         }
         queue = OccurrenceQueue(items)
+        if isFirstInstall { redeliverInterrupted(loaded) }
         if processedThrough == nil { processedThrough = now }
         persist { try store.compact(histories) }
         rearm()
@@ -153,9 +155,8 @@ public final class Scheduler: @unchecked Sendable {
                 resumeAfter = handleMissed(entry, first: top.fireTime, now: now)
             } else {
                 let fireTime = Date(epochMicroseconds: top.fireTime)
-                dispatcher.dispatch(Delivery(notification: notification, fireTime: fireTime))
                 histories[notification.id]?.lastOccurrence = fireTime
-                store.recordOccurrence(notification.id, at: fireTime)
+                deliver(Delivery(notification: notification, fireTime: fireTime))
             }
             if let next = nextOccurrence(of: notification, afterMicroseconds: resumeAfter) {
                 queue.insert(.init(fireTime: next, entry: top.entry))
@@ -166,6 +167,38 @@ public final class Scheduler: @unchecked Sendable {
         persist { try store.flush() }
         rearm()
         afterFire?()
+    }
+
+    /// Hands `delivery` to the dispatcher, recording it as in flight until every backend is done with it: after a
+    /// crash, what was in flight is delivered again, and nothing else.
+    private func deliver(_ delivery: Delivery) {
+        let id = delivery.notification.id
+        let fireTime = delivery.fireTime
+        store.recordOccurrence(id, at: fireTime, missed: delivery.missedCount)
+        let store = self.store
+        dispatcher.dispatch(delivery) { store.recordFinished(id, at: fireTime) }
+    }
+
+    /// At the first schedule after a start: delivers again what was in flight when the previous run ended.
+    private func redeliverInterrupted(_ loaded: LoadedSchedule) {
+        let byID = Dictionary(loaded.notifications.map { ($0.notification.id, $0.notification) }) { a, _ in a }
+        for interrupted in store.interrupted() {
+            guard let notification = byID[interrupted.id], notification.isEnabled else {
+                store.recordFinished(interrupted.id, at: interrupted.fireTime)
+                continue
+            }
+            log.record(
+                DaemonEvent(
+                    .deliveryFailed,
+                    "\(interrupted.id): the delivery due at \(Timestamp.iso8601(interrupted.fireTime)) was interrupted "
+                        + "by the end of the previous run; delivering it again.",
+                    fields: [
+                        ("CHIME_ID", interrupted.id),
+                        ("CHIME_FIRE_TIME", Timestamp.iso8601(interrupted.fireTime, fraction: .microseconds)),
+                    ], priority: 4))
+            deliver(
+                Delivery(notification: notification, fireTime: interrupted.fireTime, missedCount: interrupted.missed))
+        }
     }
 
     /// Writes state, reporting (not throwing) a failure: the schedule goes on, the operator is told.
@@ -211,7 +244,7 @@ public final class Scheduler: @unchecked Sendable {
         let firstDate = Date(epochMicroseconds: first)
         let lastDate = Date(epochMicroseconds: last)
         histories[notification.id]?.lastOccurrence = lastDate
-        store.recordOccurrence(notification.id, at: lastDate)
+        if !notification.trigger.isPersistent { store.recordSkipped(notification.id, at: lastDate) }
         let fields: [(name: String, value: String)] = [
             ("CHIME_ID", notification.id), ("CHIME_TITLE", notification.title),
             ("CHIME_FIRE_TIME", Timestamp.iso8601(firstDate, fraction: .microseconds)),
@@ -223,7 +256,7 @@ public final class Scheduler: @unchecked Sendable {
                 DaemonEvent(
                     .caughtUp, "\(notification.id): delivering late what was missed (\(count) occurrence(s)).",
                     fields: fields))
-            dispatcher.dispatch(Delivery(notification: notification, fireTime: lastDate, missedCount: count))
+            deliver(Delivery(notification: notification, fireTime: lastDate, missedCount: count))
         } else {
             log.record(
                 DaemonEvent(
