@@ -49,7 +49,7 @@ case ("dispatch", 6...):
     let dispatcher = Dispatcher(
         backends: [JournalBackend(), StandardOutputBackend()], defaultBackends: ["journal"],
         clock: SystemWallClock(), log: JournalEventLog())
-    dispatcher.dispatch(Delivery(notification: notification, fireTime: fireTime, missedCount: missed))
+    dispatcher.dispatch(Delivery(notification: notification, fireTime: fireTime, missedCount: missed)) {}
     guard dispatcher.drain(within: .seconds(10)) else { fail("deliveries did not finish within 10 s", status: 1) }
 case ("journal-available", 1):
     print(JournalWriter.isJournalAvailable ? "yes" : "no")
