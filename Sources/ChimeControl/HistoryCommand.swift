@@ -12,7 +12,8 @@ struct HistoryCommand: Command {
         + " [ID...]"
     static let help = """
         Shows the outcome of each delivery chimed made, one line per backend, oldest first: delivered, caught-up
-        (delivered late, for Persistent=yes), or failed, with the error. With IDs, only those notifications.
+        (delivered late, for Persistent=yes), or failed, with the error; and interrupted, for a delivery that
+        chimed's previous run did not finish and the next one made again. With IDs, only those notifications.
         chimed logs these to the journal (MESSAGE_IDs in chime.catalog); this reads them with sd-journal, as
         'journalctl SYSLOG_IDENTIFIER=chimed CHIME_ID=ID' would.
 
@@ -25,7 +26,7 @@ struct HistoryCommand: Command {
           --json                one JSON object per entry and line:
                                 {"time":"2026-11-30T08:55:00.000912Z","id":…,"event":"delivered","backend":…,
                                 "title":…,"body":…,"fire_time":…,"last_fire_time":…,"delivered_at":…,"missed":…,
-                                "error":…,"info":{…}}, null where an entry lacks the field
+                                "error":…,"message":…,"info":{…}}, null where an entry lacks the field
           --user                the calling user's instance (entries with _UID= the caller's); otherwise the
                                 system instance (_UID=0)
           --directory=DIR       read the journal files in DIR instead of the local journal

@@ -26,12 +26,18 @@ import Testing
         "$p" event caught-up "exam: delivering late what was missed (2 occurrence(s))." CHIME_ID=exam \
             CHIME_TITLE=Exam CHIME_FIRE_TIME=2026-11-29T09:00:00.000000Z \
             CHIME_LAST_FIRE_TIME=2026-11-30T09:00:00.000000Z CHIME_MISSED=2
+        "$p" event delivery-failed "exam: the delivery due at 2026-11-30T09:00:00Z was interrupted by the end of \
+        the previous run; delivering it again." CHIME_ID=exam CHIME_FIRE_TIME=2026-11-30T09:00:00.000000Z
         "$p" dispatch exam Exam 2026-11-30T09:00:00.000000Z 2 journal
         "$p" dispatch exam Exam 2026-11-30T09:00:00.000000Z 2 nosuch
         "$p" event missed "tick: missed 3 occurrence(s); Persistent=no, not delivering late." CHIME_ID=tick \
             CHIME_TITLE=Tick CHIME_FIRE_TIME=2026-11-30T09:01:00.000000Z \
             CHIME_LAST_FIRE_TIME=2026-11-30T09:03:00.000000Z CHIME_MISSED=3
         """#
+
+    /// What the table shows of the scheduler's entry for a delivery that the previous run did not finish.
+    static let interrupted =
+        "the delivery due at 2026-11-30T09:00:00Z was interrupted by the end of the previous run; delivering it again."
 
     /// A journal holding `script`'s entries, in a temporary directory.
     struct Journal {
@@ -87,11 +93,12 @@ import Testing
         let (times, rest) = Self.split(run.output)
         #expect(
             rest == [
-                "ID       EVENT      BACKEND  TITLE",
-                "standup  delivered  journal  Stand-up",
-                "standup  delivered  stdout   Stand-up",
-                "exam     caught-up  journal  Exam (2 missed)",
-                "exam     failed     nosuch   Exam (2 missed; error: no backend named 'nosuch')",
+                "ID       EVENT        BACKEND  TITLE",
+                "standup  delivered    journal  Stand-up",
+                "standup  delivered    stdout   Stand-up",
+                "exam     interrupted  -        " + Self.interrupted,
+                "exam     caught-up    journal  Exam (2 missed)",
+                "exam     failed       nosuch   Exam (2 missed; error: no backend named 'nosuch')",
             ])
         // Local time of when journald received each entry, as the JSON's "time" says in UTC.
         let instants = try journal.objects([]).map { try #require(Timestamp.parseISO8601($0["time"] as! String)) }
@@ -110,6 +117,7 @@ import Testing
                 "standup  delivered     journal  Stand-up",
                 "standup  delivered     stdout   Stand-up",
                 "old      skipped-past  -        Old",
+                "exam     interrupted   -        " + Self.interrupted,
                 "exam     caught-up     journal  Exam (2 missed)",
                 "exam     failed        nosuch   Exam (2 missed; error: no backend named 'nosuch')",
                 "tick     missed        -        Tick (3 missed)",
@@ -119,7 +127,7 @@ import Testing
     @Test func idsSelectNotifications() throws {
         let journal = try Journal()
         defer { journal.remove() }
-        #expect(try journal.objects(["exam"]).map { $0["backend"] as? String } == ["journal", "nosuch"])
+        #expect(try journal.objects(["exam"]).map { $0["backend"] as? String } == [nil, "journal", "nosuch"])
         #expect(try journal.objects(["--all", "tick", "old"]).map { $0["id"] as? String } == ["old", "tick"])
         let none = journal.history(["unknown"])
         #expect(none.status == .success)
@@ -135,7 +143,7 @@ import Testing
             try journal.objects(["--lines=3", "--all"]).map { $0["event"] as? String } == [
                 "caught-up", "failed", "missed",
             ])
-        #expect(try journal.objects(["--lines=all", "--all"]).count == 6)
+        #expect(try journal.objects(["--lines=all", "--all"]).count == 7)
         #expect(
             try journal.objects(["--lines=2", "standup"]).map { $0["backend"] as? String } == ["journal", "stdout"])
     }
@@ -144,28 +152,37 @@ import Testing
         let journal = try Journal()
         defer { journal.remove() }
         let lines = journal.history(["--json", "--all"]).output.split(separator: "\n").map(String.init)
-        try #require(lines.count == 6)
+        try #require(lines.count == 7)
         // Keys always present and in this order; the receive time and hand-off time vary from run to run.
         let first = try #require(Self.replacingTimes(lines[0]))
         #expect(
             first == #"{"time":"T","id":"standup","event":"delivered","backend":"journal","title":"Stand-up","#
                 + #""body":"Daily stand-up","fire_time":"2026-11-30T08:55:00.000000Z","last_fire_time":null,"#
-                + #""delivered_at":"T","missed":null,"error":null,"info":{"FLOOR":"2","ROOM":"4B"}}"#)
+                + #""delivered_at":"T","missed":null,"error":null,"message":"standup: Stand-up (delivered to journal)","#
+                + #""info":{"FLOOR":"2","ROOM":"4B"}}"#)
         #expect(
             Self.replacingTimes(lines[2])
                 == #"{"time":"T","id":"old","event":"skipped-past","backend":null,"title":"Old","body":null,"#
                 + #""fire_time":"2020-01-01T00:00:00.000000Z","last_fire_time":null,"delivered_at":null,"#
-                + #""missed":null,"error":null,"info":{}}"#)
+                + #""missed":null,"error":null,"#
+                + #""message":"old: At=2020-01-01T00:00:00Z is already past; not delivering it.","info":{}}"#)
         #expect(
-            Self.replacingTimes(lines[4])
-                == #"{"time":"T","id":"exam","event":"failed","backend":"nosuch","title":"Exam","body":null,"#
+            Self.replacingTimes(lines[3])
+                == #"{"time":"T","id":"exam","event":"interrupted","backend":null,"title":null,"body":null,"#
                 + #""fire_time":"2026-11-30T09:00:00.000000Z","last_fire_time":null,"delivered_at":null,"#
-                + #""missed":2,"error":"no backend named 'nosuch'","info":{}}"#)
+                + #""missed":null,"error":null,"message":"exam: \#(Self.interrupted)","info":{}}"#)
         #expect(
             Self.replacingTimes(lines[5])
+                == #"{"time":"T","id":"exam","event":"failed","backend":"nosuch","title":"Exam","body":null,"#
+                + #""fire_time":"2026-11-30T09:00:00.000000Z","last_fire_time":null,"delivered_at":null,"#
+                + #""missed":2,"error":"no backend named 'nosuch'","#
+                + #""message":"exam: delivery to nosuch failed: no backend named 'nosuch'","info":{}}"#)
+        #expect(
+            Self.replacingTimes(lines[6])
                 == #"{"time":"T","id":"tick","event":"missed","backend":null,"title":"Tick","body":null,"#
                 + #""fire_time":"2026-11-30T09:01:00.000000Z","last_fire_time":"2026-11-30T09:03:00.000000Z","#
-                + #""delivered_at":null,"missed":3,"error":null,"info":{}}"#)
+                + #""delivered_at":null,"missed":3,"error":null,"#
+                + #""message":"tick: missed 3 occurrence(s); Persistent=no, not delivering late.","info":{}}"#)
         // chimed hands over after journald's clock read for the previous entry and before its own entry's.
         let object = try journal.objects(["--lines=1", "standup"])[0]
         let time = try #require(Timestamp.parseISO8601(object["time"] as! String))
@@ -184,14 +201,14 @@ import Testing
         let journal = try Journal()
         defer { journal.remove() }
         let times = try journal.objects(["--all"]).map { $0["time"] as! String }
-        try #require(times.count == 6)
+        try #require(times.count == 7)
         let instants = try times.map { try #require(Timestamp.parseISO8601($0)) }
         func at(_ index: Int, plus microseconds: Int64 = 0) -> String {
             "@" + String(format: "%.6f", Double(instants[index].epochMicroseconds + microseconds) / 1e6)
         }
         #expect(
             try journal.objects(["--all", "--since=\(at(2))"]).map { $0["time"] as! String } == times[2...].map { $0 })
-        #expect(try journal.objects(["--all", "--since=\(at(2, plus: 1))"]).count == 3)
+        #expect(try journal.objects(["--all", "--since=\(at(2, plus: 1))"]).count == 4)
         #expect(
             try journal.objects(["--all", "--until=\(at(2))"]).map { $0["time"] as! String } == times[...2].map { $0 })
         #expect(try journal.objects(["--all", "--until=\(at(2, plus: -1))"]).count == 2)
@@ -199,7 +216,7 @@ import Testing
             try journal.objects(["--all", "--since=\(at(1))", "--until=\(at(4))", "--lines=2"]).map {
                 $0["time"] as! String
             } == [times[3], times[4]])
-        #expect(try journal.objects(["--since=\(at(5, plus: 1))"]).isEmpty)
+        #expect(try journal.objects(["--since=\(at(6, plus: 1))"]).isEmpty)
     }
 
     @Test(arguments: [
