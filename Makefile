@@ -57,12 +57,14 @@ bench: release
 	./bench/run
 
 install: release
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/examples
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(DATADIR)/examples/generators.d
 	install -m 0755 .build/release/chimectl $(DESTDIR)$(BINDIR)/chimectl
 	install -m 0755 .build/release/chimed $(DESTDIR)$(BINDIR)/chimed
 	install -m 0644 man/chimectl.1 $(DESTDIR)$(MANDIR)/man1/chimectl.1
 	install -m 0644 man/chime.notification.5 $(DESTDIR)$(MANDIR)/man5/chime.notification.5
-	install -m 0644 config/*.notification $(DESTDIR)$(DATADIR)/examples/
+	install -m 0644 config/*.notification config/exams.csv $(DESTDIR)$(DATADIR)/examples/
+	install -m 0755 config/generators.d/* $(DESTDIR)$(DATADIR)/examples/generators.d/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/chimectl $(DESTDIR)$(BINDIR)/chimed
