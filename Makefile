@@ -17,7 +17,7 @@ SWIFT_FLAGS ?=
 BUILD_PACKAGES = libsystemd-dev pkg-config
 TEST_PACKAGES = systemd tzdata python3
 
-.PHONY: all build release run test check lint deps deps-build deps-test install uninstall bench clean
+.PHONY: all build release run test check lint deps deps-build deps-test config-modes install uninstall bench clean
 
 all: build
 
@@ -35,9 +35,14 @@ build: deps-build
 release: deps-build
 	$(SWIFT) build -c release $(SWIFT_FLAGS)
 
+# chimed refuses configuration and generators that its group or others can write; git keeps only the x bit, so
+# a checkout made with umask 002 needs this before the examples can be used.
+config-modes:
+	@chmod -R go-w config
+
 # The daemon in the foreground on the example configuration; deliveries appear as JSON lines on stdout.
 RUN_DIR = .build/chime-run
-run: build
+run: build config-modes
 	@.build/debug/chimed --check --config-dir=config
 	@echo "Starting chimed in the foreground (Ctrl-C stops it; 'kill -HUP' reloads):"
 	exec .build/debug/chimed --config-dir=config --runtime-dir=$(RUN_DIR)/runtime --state-dir=$(RUN_DIR)/state \
@@ -46,7 +51,7 @@ run: build
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests
 
-test: deps-test
+test: deps-test config-modes
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_FLAGS)
 	$(MAKE) --no-print-directory lint
 	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
