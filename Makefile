@@ -2,7 +2,7 @@
 #
 #   make run       install what is missing, build, run on the example configuration
 #   make test      install what is missing, build with warnings as errors, lint, run every test
-#   make install   PREFIX=/usr/local DESTDIR= : binaries, man pages, example configuration
+#   make install   PREFIX=/usr/local DESTDIR= : binaries, man pages, example configuration, systemd units and catalog
 #   make bench     release build and the benchmark suite
 
 PREFIX ?= /usr/local
@@ -10,14 +10,17 @@ DESTDIR ?=
 BINDIR = $(PREFIX)/bin
 MANDIR = $(PREFIX)/share/man
 DATADIR = $(PREFIX)/share/chime
+SYSTEMDDIR = $(PREFIX)/lib/systemd
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
 # Debian packages: for building, and for what the tests run for real.
 BUILD_PACKAGES = libsystemd-dev pkg-config
-TEST_PACKAGES = systemd tzdata python3
+# systemd-container: systemd-nspawn boots a real systemd for the end-to-end test (Tests/E2E/systemd-e2e).
+TEST_PACKAGES = systemd systemd-container tzdata python3
 
-.PHONY: all build release run test check lint deps deps-build deps-test config-modes install uninstall bench clean
+.PHONY: all build release e2e-binary run test check lint deps deps-build deps-test config-modes install install-systemd \
+	uninstall uninstall-systemd bench clean
 
 all: build
 
@@ -34,6 +37,10 @@ build: deps-build
 
 release: deps-build
 	$(SWIFT) build -c release $(SWIFT_FLAGS)
+
+# The chimed that the end-to-end test boots in a container: no Swift runtime there, so the standard library is linked in.
+e2e-binary: deps-build
+	$(SWIFT) build -c release --static-swift-stdlib --product chimed $(SWIFT_FLAGS)
 
 # chimed refuses configuration and generators that its group or others can write; git keeps only the x bit, so
 # a checkout made with umask 002 needs this before the examples can be used.
@@ -54,6 +61,7 @@ lint:
 test: deps-test config-modes
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_FLAGS)
 	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory e2e-binary
 	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
 
 check: test
@@ -61,7 +69,7 @@ check: test
 bench: release
 	./bench/run
 
-install: release
+install: release install-systemd
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(DATADIR)/examples/generators.d
 	install -m 0755 .build/release/chimectl $(DESTDIR)$(BINDIR)/chimectl
@@ -71,10 +79,24 @@ install: release
 	install -m 0644 config/*.notification config/exams.csv $(DESTDIR)$(DATADIR)/examples/
 	install -m 0755 config/generators.d/* $(DESTDIR)$(DATADIR)/examples/generators.d/
 
-uninstall:
+# The units name chimed by its installed path; the catalog is indexed at once unless staged into a DESTDIR.
+install-systemd:
+	install -d $(DESTDIR)$(SYSTEMDDIR)/system $(DESTDIR)$(SYSTEMDDIR)/user $(DESTDIR)$(SYSTEMDDIR)/catalog
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/chimed.service >$(DESTDIR)$(SYSTEMDDIR)/system/chimed.service
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/user/chimed.service >$(DESTDIR)$(SYSTEMDDIR)/user/chimed.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/system/chimed.service $(DESTDIR)$(SYSTEMDDIR)/user/chimed.service
+	install -m 0644 systemd/chime.catalog $(DESTDIR)$(SYSTEMDDIR)/catalog/chime.catalog
+	@if [ -z "$(DESTDIR)" ] && command -v journalctl >/dev/null; then journalctl --update-catalog; fi
+
+uninstall: uninstall-systemd
 	rm -f $(DESTDIR)$(BINDIR)/chimectl $(DESTDIR)$(BINDIR)/chimed
 	rm -f $(DESTDIR)$(MANDIR)/man1/chimectl.1 $(DESTDIR)$(MANDIR)/man5/chime.notification.5
 	rm -rf $(DESTDIR)$(DATADIR)
+
+uninstall-systemd:
+	rm -f $(DESTDIR)$(SYSTEMDDIR)/system/chimed.service $(DESTDIR)$(SYSTEMDDIR)/user/chimed.service
+	rm -f $(DESTDIR)$(SYSTEMDDIR)/catalog/chime.catalog
+	@if [ -z "$(DESTDIR)" ] && command -v journalctl >/dev/null; then journalctl --update-catalog; fi
 
 clean:
 	rm -rf .build

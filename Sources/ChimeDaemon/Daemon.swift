@@ -42,7 +42,8 @@ public final class Daemon: @unchecked Sendable {
         dispatcher = Dispatcher(
             backends: backends, defaultBackends: options.defaultBackends, clock: SystemWallClock(), log: log)
         scheduler = Scheduler(
-            clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: dispatcher, log: log)
+            clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: dispatcher, log: log,
+            store: FileHistoryStore(directory: options.stateDirectory))
         snapshot = SnapshotWriter(path: options.snapshotPath)
         scheduler.afterFire = { [weak self] in self?.scheduleChanged() }
     }
@@ -258,6 +259,7 @@ public final class Daemon: @unchecked Sendable {
         isStopping = true
         notify("STOPPING=1\nSTATUS=Stopping")
         log.record(DaemonEvent(.stopping, "Stopping on signal \(number); waiting for deliveries in flight."))
+        scheduler.saveState()
         let drained = dispatcher.drain(within: .seconds(5))
         if !drained {
             log.record(DaemonEvent(.stopping, "Deliveries still in flight after 5 s; exiting anyway.", priority: 4))

@@ -109,6 +109,26 @@ import Testing
         #expect(instance.process.wait(timeout: 10) == 0)
     }
 
+    @Test func aLoadThatFailsAsAWholeKeepsThePreviousSchedule() throws {
+        let instance = try start(["tick.notification": Self.everySecond])
+        defer { instance.directory.remove() }
+        _ = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        // The configuration directory becomes unreadable as a directory: nothing can be loaded.
+        let moved = instance.directory.path + "/config-moved"
+        try FileManager.default.moveItem(atPath: instance.config, toPath: moved)
+        try "not a directory".write(toFile: instance.config, atomically: true, encoding: .utf8)
+        instance.process.signal(SIGHUP)
+        let messages = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        let ready = try #require(messages.last)
+        #expect(ready.contains("STATUS=1 scheduled; next: tick at "))
+        #expect(ready.contains("last error: Cannot read configuration directory \(instance.config)"))
+        let before = instance.fireTimes(of: "tick").count
+        Thread.sleep(forTimeInterval: 2.2)
+        #expect(instance.fireTimes(of: "tick").count >= before + 2)
+        instance.process.signal(SIGTERM)
+        #expect(instance.process.wait(timeout: 10) == 0)
+    }
+
     @Test func sigtermStopsCleanly() throws {
         let instance = try start(["tick.notification": Self.everySecond])
         defer { instance.directory.remove() }
@@ -118,6 +138,39 @@ import Testing
         #expect(messages.last?.contains("STOPPING=1") == true)
         #expect(instance.process.wait(timeout: 10) == 0)
         #expect(!FileManager.default.fileExists(atPath: instance.directory.path + "/run/chimed.pid"))
+    }
+
+    @Test func aRestartAfterAGapCatchesUpOnlyPersistentNotifications() throws {
+        let at = Date().addingTimeInterval(2)
+        let stamp = "@\(Int(at.timeIntervalSince1970.rounded(.up)))"
+        let files = [
+            "kept.notification": "[Notification]\nTitle=Kept\n[Trigger]\nAt=\(stamp)\nPersistent=yes\n",
+            "lost.notification": "[Notification]\nTitle=Lost\n[Trigger]\nAt=\(stamp)\n",
+        ]
+        let first = try start(files)
+        defer { first.directory.remove() }
+        _ = first.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        first.process.signal(SIGTERM)
+        #expect(first.process.wait(timeout: 10) == 0)
+        // Down while the one-shot falls due.
+        Thread.sleep(forTimeInterval: 3.5)
+        let second = try RunningProcess(
+            chimed,
+            [
+                "--config-dir=\(first.config)", "--runtime-dir=\(first.directory.path)/run",
+                "--state-dir=\(first.directory.path)/state", "--deliver=stdout",
+            ],
+            environment: ["NOTIFY_SOCKET": first.notify.path])
+        _ = first.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        Thread.sleep(forTimeInterval: 0.5)
+        second.signal(SIGTERM)
+        #expect(second.wait(timeout: 10) == 0)
+        let lines = second.standardOutput.split(separator: "\n")
+        #expect(lines.count == 1, "\(second.standardOutput)")
+        #expect(lines.first?.contains(#""id":"kept""#) == true)
+        #expect(lines.first?.contains(#""missed":1"#) == true)
+        #expect(second.standardError.contains("lost: missed 1 occurrence(s); Persistent=no"))
+        #expect(first.process.standardOutput.isEmpty)
     }
 
     @Test func checkReportsErrorsAndExitsNonZero() throws {

@@ -37,6 +37,7 @@ public final class Scheduler: @unchecked Sendable {
 
     private let clock: any WallClock
     private let timer: any WallTimer
+    private let store: any HistoryStore
     private let dispatcher: any DeliveryDispatching
     private let log: any EventLog
     /// An occurrence overdue by more than this when it is processed (suspend, a forward clock jump, a stopped
@@ -54,12 +55,21 @@ public final class Scheduler: @unchecked Sendable {
     /// Runs after each fire has been handled (deliveries made, timer re-armed).
     public var afterFire: (() -> Void)?
 
-    /// - Parameter timer: the one timer; the scheduler installs its handler.
-    public init(clock: any WallClock, timer: any WallTimer, dispatcher: any DeliveryDispatching, log: any EventLog) {
+    /// - Parameters:
+    ///   - timer: the one timer; the scheduler installs its handler.
+    ///   - store: what survives a restart; the scheduler starts from what it holds.
+    public init(
+        clock: any WallClock, timer: any WallTimer, dispatcher: any DeliveryDispatching, log: any EventLog,
+        store: any HistoryStore = MemoryHistoryStore()
+    ) {
         self.clock = clock
         self.timer = timer
         self.dispatcher = dispatcher
         self.log = log
+        self.store = store
+        let (stored, problems) = store.load()
+        histories = stored
+        for problem in problems { log.record(DaemonEvent(.configError, problem, priority: 4)) }
         timer.setHandler { [weak self] in self?.timerFired() }
     }
 
@@ -81,9 +91,11 @@ public final class Scheduler: @unchecked Sendable {
 
     /// Replaces the whole schedule with `loaded` and re-arms.
     ///
-    /// A notification already known continues from where the previous schedule left off, so an occurrence that
-    /// fell due while the rebuild was loading is still delivered; a new one starts from now, so a date already
-    /// past is never delivered (it is logged as skipped).
+    /// A notification already scheduled continues from where the previous schedule left off, so an occurrence
+    /// that fell due while the rebuild was loading is still delivered. One known only from the stored history
+    /// (after a restart) continues from its last handled occurrence: what fell due while the daemon was down is
+    /// missed, or caught up once with `Persistent=yes`. A new one starts from now, so a date already past is never
+    /// delivered (it is logged as skipped).
     public func install(_ loaded: LoadedSchedule) {
         let now = clock.now().epochMicroseconds
         let previousIDs = Set(entries.map(\.notification.id))
@@ -95,18 +107,30 @@ public final class Scheduler: @unchecked Sendable {
         for (index, entry) in entries.enumerated() {
             let notification = entry.notification
             guard notification.isEnabled else { continue }
-            let isKnown = previousIDs.contains(notification.id)
-            if histories[notification.id] == nil {
-                histories[notification.id] = DeliveryHistory(firstSeen: Date(epochMicroseconds: now))
+            var after: Int64
+            if previousIDs.contains(notification.id) {
+                after = min(resumeFrom, now)
+            } else if let history = histories[notification.id] {
+                // Known from before a restart: whatever fell due while the daemon was down was missed, however
+                // short the gap.
+                after = min((history.lastOccurrence ?? history.firstSeen).epochMicroseconds, now)
+                if let overdue = nextOccurrence(of: notification, afterMicroseconds: after), overdue <= now {
+                    after = handleMissed(entry, first: overdue, now: now)
+                }
+            } else {
+                let firstSeen = Date(epochMicroseconds: now)
+                histories[notification.id] = DeliveryHistory(firstSeen: firstSeen)
+                store.recordFirstSeen(notification.id, at: firstSeen)
+                reportPastInstants(of: entry, now: now)
+                after = now
             }
-            let after = isKnown ? min(resumeFrom, now) : now
-            if !isKnown { reportPastInstants(of: entry, now: now) }
             if let next = nextOccurrence(of: notification, afterMicroseconds: after) {
                 items.append(.init(fireTime: next, entry: index))
             }
         }
         queue = OccurrenceQueue(items)
         if processedThrough == nil { processedThrough = now }
+        persist { try store.compact(histories) }
         rearm()
     }
 
@@ -122,17 +146,34 @@ public final class Scheduler: @unchecked Sendable {
             if top.fireTime < missedBefore {
                 resumeAfter = handleMissed(entry, first: top.fireTime, now: now)
             } else {
-                dispatcher.dispatch(
-                    Delivery(notification: notification, fireTime: Date(epochMicroseconds: top.fireTime)))
-                histories[notification.id]?.lastOccurrence = Date(epochMicroseconds: top.fireTime)
+                let fireTime = Date(epochMicroseconds: top.fireTime)
+                dispatcher.dispatch(Delivery(notification: notification, fireTime: fireTime))
+                histories[notification.id]?.lastOccurrence = fireTime
+                store.recordOccurrence(notification.id, at: fireTime)
             }
             if let next = nextOccurrence(of: notification, afterMicroseconds: resumeAfter) {
                 queue.insert(.init(fireTime: next, entry: top.entry))
             }
         }
         processedThrough = max(processedThrough ?? now, now)
+        // What was handled is on disk before the next timer is armed.
+        persist { try store.flush() }
         rearm()
         afterFire?()
+    }
+
+    /// Writes state, reporting (not throwing) a failure: the schedule goes on, the operator is told.
+    private func persist(_ write: () throws -> Void) {
+        do {
+            try write()
+        } catch {
+            log.record(DaemonEvent(.configError, "Cannot record state: \(error)", priority: 3))
+        }
+    }
+
+    /// Writes the whole state (at shutdown).
+    public func saveState() {
+        persist { try store.compact(histories) }
     }
 
     /// The wall clock was set (NTP step, manual change, resume): occurrences jumped over count as missed; after
@@ -164,6 +205,7 @@ public final class Scheduler: @unchecked Sendable {
         let firstDate = Date(epochMicroseconds: first)
         let lastDate = Date(epochMicroseconds: last)
         histories[notification.id]?.lastOccurrence = lastDate
+        store.recordOccurrence(notification.id, at: lastDate)
         let fields: [(name: String, value: String)] = [
             ("CHIME_ID", notification.id), ("CHIME_TITLE", notification.title),
             ("CHIME_FIRE_TIME", Timestamp.iso8601(firstDate, fraction: .microseconds)),

@@ -1,0 +1,160 @@
+import ChimeCore
+import ChimeTestSupport
+import Foundation
+import Testing
+
+@testable import ChimeDaemon
+
+/// State across restarts: what the store keeps, and how a restarted scheduler treats what it missed.
+@Suite struct PersistenceTests {
+    typealias Harness = SchedulerTests.Harness
+
+    static func date(_ iso: String) -> Date { SchedulerTests.date(iso) }
+
+    /// A scheduler on `clock` over `store`, as a restarted daemon would build it.
+    static func restart(_ clock: ManualClock, store: MemoryHistoryStore) -> (
+        Scheduler, RecordingDispatcher, RecordingEventLog
+    ) {
+        let dispatcher = RecordingDispatcher(clock: clock)
+        let log = RecordingEventLog()
+        let scheduler = Scheduler(
+            clock: clock, timer: clock.makeTimer(), dispatcher: dispatcher, log: log, store: store)
+        return (scheduler, dispatcher, log)
+    }
+
+    @Test(arguments: [false, true])
+    func occurrencesMissedWhileDownAreCaughtUpOnlyWhenPersistent(persistent: Bool) {
+        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let store = MemoryHistoryStore()
+        let files = [("hourly", "[Trigger]\nOnCalendar=hourly\nPersistent=\(persistent ? "yes" : "no")\n")]
+        do {
+            let (scheduler, dispatcher, _) = Self.restart(clock, store: store)
+            scheduler.install(SchedulerTests.schedule(files))
+            clock.advance(to: Self.date("2026-11-02 02:30 UTC"))
+            #expect(dispatcher.records.count == 2)
+            scheduler.saveState()
+        }
+        // Down from 02:30 to 07:10: 03:00 ... 07:00 were missed.
+        clock.jump(to: Self.date("2026-11-02 07:10 UTC"))
+        let (scheduler, dispatcher, log) = Self.restart(clock, store: store)
+        scheduler.install(SchedulerTests.schedule(files))
+        clock.advance(to: Self.date("2026-11-02 07:10:00.001 UTC"))
+        let late = dispatcher.records.filter { $0.missedCount > 0 }
+        if persistent {
+            #expect(late.count == 1)
+            #expect(late.first?.missedCount == 5)
+            #expect(log.events(.caughtUp).first?.fields.first { $0.name == "CHIME_MISSED" }?.value == "5")
+        } else {
+            #expect(late.isEmpty)
+            #expect(log.events(.missed).first?.fields.first { $0.name == "CHIME_MISSED" }?.value == "5")
+        }
+        #expect(dispatcher.records.filter { $0.missedCount == 0 }.isEmpty)
+        clock.advance(to: Self.date("2026-11-02 08:00 UTC"))
+        #expect(dispatcher.records.last?.fireTime == Self.date("2026-11-02 08:00 UTC"))
+        #expect(log.events(.skippedPast).isEmpty)
+    }
+
+    @Test func aOneShotThatPassedWhileDownIsDeliveredOnceOnlyWithPersistent() {
+        for persistent in [false, true] {
+            let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+            let store = MemoryHistoryStore()
+            let files = [("exam", "[Trigger]\nAt=2026-11-02 06:00 UTC\nPersistent=\(persistent ? "yes" : "no")\n")]
+            do {
+                let (scheduler, _, _) = Self.restart(clock, store: store)
+                scheduler.install(SchedulerTests.schedule(files))
+                scheduler.saveState()
+            }
+            clock.jump(to: Self.date("2026-11-02 09:00 UTC"))
+            let (scheduler, dispatcher, log) = Self.restart(clock, store: store)
+            scheduler.install(SchedulerTests.schedule(files))
+            clock.advance(to: Self.date("2026-11-03 09:00 UTC"))
+            #expect(dispatcher.records.map(\.missedCount) == (persistent ? [1] : []))
+            #expect(log.events(.missed).count == (persistent ? 0 : 1))
+            // A third start: nothing more, ever.
+            let (again, againDispatcher, _) = Self.restart(clock, store: store)
+            again.install(SchedulerTests.schedule(files))
+            clock.advance(to: Self.date("2026-11-04 09:00 UTC"))
+            #expect(againDispatcher.records.isEmpty)
+        }
+    }
+
+    @Test func countAndEveryAnchorSurviveRestarts() {
+        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let store = MemoryHistoryStore()
+        let files = [("water", "[Trigger]\nEvery=1h\nCount=5\n")]
+        var delivered: [Date] = []
+        for stop in ["2026-11-02 02:30 UTC", "2026-11-02 02:45 UTC", "2026-11-02 04:10 UTC", "2026-11-03 00:00 UTC"] {
+            let (scheduler, dispatcher, _) = Self.restart(clock, store: store)
+            scheduler.install(SchedulerTests.schedule(files))
+            clock.advance(to: Self.date(stop))
+            scheduler.saveState()
+            delivered += dispatcher.records.map(\.fireTime)
+        }
+        // Anchored at the first start (00:00), five in all, each once, though the daemon restarted three times.
+        #expect(delivered == (1...5).map { Self.date("2026-11-02 0\($0):00 UTC") })
+    }
+
+    @Test func fileStoreKeepsHistoriesAcrossInstances() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-state")
+        defer { directory.remove() }
+        let first = FileHistoryStore(directory: directory.path)
+        first.recordFirstSeen("a", at: Self.date("2026-11-02 00:00 UTC"))
+        first.recordOccurrence("a", at: Self.date("2026-11-02 01:00 UTC"))
+        try first.flush()
+        // No compaction: the journal alone must bring it back.
+        let (histories, problems) = FileHistoryStore(directory: directory.path).load()
+        #expect(problems.isEmpty)
+        #expect(
+            histories["a"]
+                == DeliveryHistory(
+                    firstSeen: Self.date("2026-11-02 00:00 UTC"), lastOccurrence: Self.date("2026-11-02 01:00 UTC")))
+        try first.compact(histories)
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/occurrences.log"))
+        #expect(FileHistoryStore(directory: directory.path).load().histories == histories)
+    }
+
+    @Test func aTornLastRecordIsIgnoredSilently() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-state")
+        defer { directory.remove() }
+        let store = FileHistoryStore(directory: directory.path)
+        store.recordFirstSeen("a", at: Self.date("2026-11-02 00:00 UTC"))
+        try store.flush()
+        let handle = try #require(FileHandle(forWritingAtPath: directory.path + "/occurrences.log"))
+        handle.seekToEndOfFile()
+        handle.write(Data(#"{"occurrence":"a","at":"2026-11-02T0"#.utf8))
+        try handle.close()
+        let (histories, problems) = FileHistoryStore(directory: directory.path).load()
+        #expect(problems.isEmpty)
+        #expect(histories["a"]?.lastOccurrence == nil)
+    }
+
+    @Test(arguments: [
+        ("truncated", #"{"version":1,"notifications":{"a":{"first_seen":"2026-11-02T00:0"#),
+        ("garbage", "\u{0}\u{1}not json at all"),
+        ("wrong version", #"{"version":99,"notifications":{}}"#),
+    ])
+    func aCorruptSnapshotIsMovedAsideAndReported(kind: String, text: String) throws {
+        let directory = try TemporaryDirectory(prefix: "chime-state")
+        defer { directory.remove() }
+        try directory.write("state.json", text)
+        let (histories, problems) = FileHistoryStore(directory: directory.path).load()
+        #expect(histories.isEmpty)
+        #expect(problems.count == 1)
+        #expect(problems.first?.contains("is not a valid chime state file") == true, "\(kind)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(names.contains { $0.hasPrefix("state.json.corrupt-") })
+        #expect(!names.contains("state.json"))
+    }
+
+    @Test func storeProblemsReachTheLog() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-state")
+        defer { directory.remove() }
+        try directory.write("state.json", "garbage")
+        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let log = RecordingEventLog()
+        _ = Scheduler(
+            clock: clock, timer: clock.makeTimer(), dispatcher: RecordingDispatcher(clock: clock), log: log,
+            store: FileHistoryStore(directory: directory.path))
+        #expect(log.events(.configError).count == 1)
+    }
+}

@@ -1,0 +1,121 @@
+import ChimeDaemon
+import ChimeTestSupport
+import Foundation
+import Testing
+
+/// The units and the journal catalog as `make install-systemd` installs them, checked by systemd's own tools.
+@Suite struct SystemdFilesTests {
+    /// Installs into a fresh DESTDIR with PREFIX=/usr, naming the built chimed as the binary (verify wants it to exist).
+    static func installed() throws -> TemporaryDirectory {
+        let destination = try TemporaryDirectory(prefix: "chime-install")
+        let binDirectory = URL(fileURLWithPath: BinaryLocator.path(of: "chimed")).deletingLastPathComponent().path
+        let make = try ProcessRunner.run(
+            "/usr/bin/env",
+            [
+                "make", "-s", "-C", BinaryLocator.packageRoot.path, "install-systemd", "DESTDIR=\(destination.path)",
+                "PREFIX=/usr", "BINDIR=\(binDirectory)",
+            ])
+        #expect(make.status == 0, "make install-systemd: \(make.standardError)")
+        return destination
+    }
+
+    /// Runs `systemd-analyze ARGUMENTS`. As root, in a mount namespace of its own with a tmpfs on /run: "verify"
+    /// starts a manager in test mode, which would otherwise leave a file in the host's /run/systemd.
+    static func systemdAnalyze(_ arguments: [String], environment: [String: String] = [:]) throws
+        -> ProcessRunner.Output
+    {
+        if getuid() != 0 {
+            return try ProcessRunner.run("/usr/bin/systemd-analyze", arguments, environment: environment)
+        }
+        return try ProcessRunner.run(
+            "/usr/bin/unshare",
+            [
+                "--mount", "--propagation", "private", "sh", "-c",
+                #"mount -t tmpfs tmpfs /run && exec systemd-analyze "$@""#, "sh",
+            ] + arguments,
+            environment: environment)
+    }
+
+    /// The overall exposure `systemd-analyze security --offline=true` gives a unit file (0 = locked down, 10 = none).
+    static func exposure(of unit: String, userRuntimeDirectory: String? = nil) throws -> Double? {
+        let run = try systemdAnalyze(
+            ["security", "--offline=true", "--no-pager"] + (userRuntimeDirectory == nil ? [] : ["--user"]) + [unit],
+            environment: userRuntimeDirectory.map { ["XDG_RUNTIME_DIR": $0] } ?? [:])
+        guard let line = run.standardOutput.split(separator: "\n").last(where: { $0.contains("Overall exposure") }),
+            let figure = line.split(separator: " ").first(where: { Double($0) != nil })
+        else { return nil }
+        return Double(figure)
+    }
+
+    @Test func systemUnitVerifiesAndStaysLockedDown() throws {
+        let root = try Self.installed()
+        defer { root.remove() }
+        let unit = root.path + "/usr/lib/systemd/system/chimed.service"
+        let text = try String(contentsOfFile: unit, encoding: .utf8)
+        #expect(text.contains("ExecStart=\(BinaryLocator.path(of: "chimed"))\n"))
+        #expect(!text.contains("@BINDIR@"))
+        // verify exits 0 even for lines it ignores: any output at all is a finding.
+        let verify = try Self.systemdAnalyze(["verify", "--man=no", unit])
+        #expect(verify.status == 0)
+        #expect(verify.standardOutput + verify.standardError == "")
+        let exposure = try #require(try Self.exposure(of: unit))
+        #expect(exposure <= 2.5, "the sandbox got weaker: exposure \(exposure), was 2.4")
+    }
+
+    @Test func userUnitVerifies() throws {
+        let root = try Self.installed()
+        defer { root.remove() }
+        let unit = root.path + "/usr/lib/systemd/user/chimed.service"
+        #expect(try String(contentsOfFile: unit, encoding: .utf8).contains(" --user\n"))
+        // A user manager, even one that only verifies, needs a runtime directory.
+        let runtime = try TemporaryDirectory(prefix: "chime-xdg-runtime")
+        defer { runtime.remove() }
+        let verify = try Self.systemdAnalyze(
+            ["verify", "--user", "--man=no", unit], environment: ["XDG_RUNTIME_DIR": runtime.path])
+        #expect(verify.status == 0)
+        #expect(verify.standardOutput + verify.standardError == "")
+        // No sandbox, on purpose (see the unit): the figure is reported, not held down.
+        #expect(try Self.exposure(of: unit, userRuntimeDirectory: runtime.path) != nil)
+    }
+
+    /// Every kind of event has exactly one catalog entry, and journalctl indexes it under chime's name.
+    @Test func catalogExplainsEveryEventKind() throws {
+        let root = try Self.installed()
+        defer { root.remove() }
+        let update = try ProcessRunner.run("/usr/bin/journalctl", ["--root=\(root.path)", "--update-catalog"])
+        #expect(update.status == 0)
+        #expect(update.standardError == "")
+        let list = try ProcessRunner.run("/usr/bin/journalctl", ["--root=\(root.path)", "--list-catalog"])
+        let listed = list.standardOutput.split(separator: "\n").map { String($0.prefix(32)) }
+        #expect(listed.sorted() == DaemonEvent.Kind.allCases.map(\.messageID).sorted())
+        for kind in DaemonEvent.Kind.allCases {
+            let entry = try ProcessRunner.run(
+                "/usr/bin/journalctl", ["--root=\(root.path)", "--dump-catalog", kind.messageID])
+            #expect(entry.standardOutput.contains("\nDefined-By: chime\n"), "\(kind)")
+            #expect(entry.standardOutput.contains("\nSubject: "), "\(kind)")
+            #expect(entry.standardOutput.contains("\n\n"), "\(kind) has no explanation")
+        }
+    }
+
+    @Test func uninstallRemovesEverythingInstalled() throws {
+        let root = try Self.installed()
+        defer { root.remove() }
+        let installed = try FileManager.default.subpathsOfDirectory(atPath: root.path).filter {
+            $0.hasSuffix(".service") || $0.hasSuffix(".catalog")
+        }
+        #expect(
+            installed.sorted() == [
+                "usr/lib/systemd/catalog/chime.catalog", "usr/lib/systemd/system/chimed.service",
+                "usr/lib/systemd/user/chimed.service",
+            ])
+        let make = try ProcessRunner.run(
+            "/usr/bin/env",
+            [
+                "make", "-s", "-C", BinaryLocator.packageRoot.path, "uninstall-systemd", "DESTDIR=\(root.path)",
+                "PREFIX=/usr",
+            ])
+        #expect(make.status == 0)
+        let left = try FileManager.default.subpathsOfDirectory(atPath: root.path).filter { !$0.hasSuffix("/") }
+        #expect(left.allSatisfy { !$0.hasSuffix(".service") && !$0.hasSuffix(".catalog") }, "left: \(left)")
+    }
+}
