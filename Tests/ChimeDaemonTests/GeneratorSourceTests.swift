@@ -149,6 +149,29 @@ import Testing
             ])
     }
 
+    /// Open for writing (ETXTBSY) for a moment, as while another thread forks: tried again shortly, not failed.
+    @Test func aGeneratorBusyForAMomentStillRuns() throws {
+        let config = try Config()
+        defer { config.directory.remove() }
+        let path = try config.generator("week", Self.line("monday"))
+        let writer = open(path, O_WRONLY)
+        #expect(writer >= 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(30)) { close(writer) }
+        let schedule = try load([config.path])
+        #expect(ids(schedule) == ["monday"])
+        #expect(schedule.problems.isEmpty)
+    }
+
+    @Test func aGeneratorBusyForLongIsReported() throws {
+        let config = try Config()
+        defer { config.directory.remove() }
+        let path = try config.generator("week", Self.line("monday"))
+        let writer = open(path, O_WRONLY)
+        defer { close(writer) }
+        let schedule = try load([config.path])
+        #expect(problems(schedule) == ["\(path): Failed to run generator: Text file busy."])
+    }
+
     @Test func aCrashIsReportedWithTheSignal() throws {
         let config = try Config()
         defer { config.directory.remove() }

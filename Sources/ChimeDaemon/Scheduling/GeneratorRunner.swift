@@ -36,29 +36,41 @@ struct GeneratorRunner: Sendable {
 
     static let standardErrorTailLimit = 2048
 
+    /// A started generator: the process, the read ends of its output, and a semaphore signalled at its exit.
+    private struct Child {
+        let process: Process
+        let stdout: FileHandle
+        let stderr: FileHandle
+        let exited: DispatchSemaphore
+    }
+
+    /// How often a start that fails with ETXTBSY is tried again, a few milliseconds more apart each time.
+    static let busyRetries = 5
+
     func run(_ path: String, environment: [String: String], workingDirectory: String) -> GeneratorRun {
         let deadline = ContinuousClock.now + timeout
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = []
-        process.environment = environment
-        process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory, isDirectory: true)
-        process.standardInput = FileHandle.nullDevice
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
+        var child: Child
+        var attempt = 0
+        while true {
+            do {
+                child = try start(path, environment: environment, workingDirectory: workingDirectory)
+                break
+            } catch {
+                // "Text file busy": the file is open for writing somewhere. Often only for a moment: an editor
+                // saving it, or a fork(2) in another thread of this process that has not yet reached exec and
+                // closed its inherited descriptors.
+                attempt += 1
+                guard Self.posixCode(error) == ETXTBSY, attempt <= Self.busyRetries, ContinuousClock.now < deadline
+                else { return GeneratorRun(ending: .failedToStart(Self.startFailure(error))) }
+                usleep(UInt32(attempt) * 10_000)
+            }
+        }
         defer {
-            try? stdout.fileHandleForReading.close()
-            try? stderr.fileHandleForReading.close()
+            try? child.stdout.close()
+            try? child.stderr.close()
         }
-        do {
-            try process.run()
-        } catch {
-            return GeneratorRun(ending: .failedToStart(Self.startFailure(error)))
-        }
+        let process = child.process
+        let exited = child.exited
         let pid = process.processIdentifier
         // Foundation starts the child as the leader of a new process group (POSIX_SPAWN_SETPGROUP). Should that
         // ever change, signal the child alone rather than the group it shares with chimed.
@@ -67,8 +79,7 @@ struct GeneratorRunner: Sendable {
 
         var run = GeneratorRun(ending: .exited(status: 0))
         run.ending = read(
-            stdout: stdout.fileHandleForReading.fileDescriptor, stderr: stderr.fileHandleForReading.fileDescriptor,
-            into: &run, until: deadline)
+            stdout: child.stdout.fileDescriptor, stderr: child.stderr.fileDescriptor, into: &run, until: deadline)
         run.standardErrorTail = Array(run.standardErrorTail.suffix(Self.standardErrorTailLimit))
         if run.ending == .exited(status: 0), exited.wait(timeout: Self.dispatchTime(deadline)) == .timedOut {
             // It closed stdout and stderr but has not exited.
@@ -82,6 +93,26 @@ struct GeneratorRunner: Sendable {
         let status = process.terminationStatus
         run.ending = process.terminationReason == .uncaughtSignal ? .killedBySignal(status) : .exited(status: status)
         return run
+    }
+
+    private func start(
+        _ path: String, environment: [String: String], workingDirectory: String
+    ) throws -> Child {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = []
+        process.environment = environment
+        process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory, isDirectory: true)
+        process.standardInput = FileHandle.nullDevice
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        return Child(
+            process: process, stdout: stdout.fileHandleForReading, stderr: stderr.fileHandleForReading, exited: exited)
     }
 
     /// Reads both pipes until both are closed (`.exited(status: 0)` as a placeholder), the deadline passes or
