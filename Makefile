@@ -79,6 +79,8 @@ install: release install-systemd
 	install -m 0644 man/chimed.8 $(DESTDIR)$(MANDIR)/man8/chimed.8
 	install -m 0644 config/*.notification config/exams.csv $(DESTDIR)$(DATADIR)/examples/
 	install -m 0755 config/generators.d/* $(DESTDIR)$(DATADIR)/examples/generators.d/
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	.build/release/chimectl completion bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/chimectl
 
 # The units name chimed by its installed path; the catalog is indexed at once unless staged into a DESTDIR.
 install-systemd:
@@ -94,6 +96,7 @@ uninstall: uninstall-systemd
 	rm -f $(DESTDIR)$(MANDIR)/man1/chimectl.1 $(DESTDIR)$(MANDIR)/man5/chime.notification.5 \
 		$(DESTDIR)$(MANDIR)/man8/chimed.8
 	rm -rf $(DESTDIR)$(DATADIR)
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/chimectl
 
 uninstall-systemd:
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/system/chimed.service $(DESTDIR)$(SYSTEMDDIR)/user/chimed.service

@@ -4,7 +4,7 @@ import ChimeCore
 public enum Chimectl {
     static let commands: [any Command.Type] = [
         ListCommand.self, NextCommand.self, StatusCommand.self, ReloadCommand.self, VerifyCommand.self,
-        CalendarCommand.self, TimestampCommand.self, TimespanCommand.self,
+        CalendarCommand.self, TimestampCommand.self, TimespanCommand.self, CompletionCommand.self,
     ]
 
     public static let version = "0.1.0"

@@ -5,6 +5,9 @@ import Foundation
 public enum Chimed {
     public static let version = "0.1.0"
 
+    /// The backends this chimed can deliver to.
+    public static let knownBackends = ["journal", "stdout"]
+
     static let help = """
         Usage: chimed [OPTIONS]
 
@@ -56,6 +59,10 @@ public enum Chimed {
             let names = deliver.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
             guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty }) else {
                 throw UsageError("invalid --deliver '\(deliver)'")
+            }
+            if let unknown = names.first(where: { !knownBackends.contains($0) }) {
+                throw UsageError(
+                    "unknown backend '\(unknown)' in --deliver; known: \(knownBackends.joined(separator: ", "))")
             }
             options.defaultBackends = names
         }
