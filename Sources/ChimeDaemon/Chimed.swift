@@ -16,8 +16,9 @@ public enum Chimed {
         (systemd Type=notify); see chimed(8).
 
         Options:
-          --config-dir=DIR      read notifications from DIR; repeatable, earlier wins (default: /etc/chime,
-                                /run/chime, /usr/lib/chime; with --user ~/.config/chime, $XDG_RUNTIME_DIR/chime)
+          --config-dir=DIR      read notifications and run generators.d/ from DIR; repeatable, earlier wins
+                                (default: /etc/chime, /run/chime, /usr/lib/chime; with --user ~/.config/chime,
+                                $XDG_RUNTIME_DIR/chime)
           --state-dir=DIR       keep state here (default /var/lib/chime, or ~/.local/state/chime)
           --runtime-dir=DIR     write the PID file and schedule.json here (default /run/chime, or
                                 $XDG_RUNTIME_DIR/chime)
@@ -72,7 +73,7 @@ public enum Chimed {
     /// Returns the exit status: 0 when no file had errors.
     public static func check(_ options: DaemonOptions, environment: [String: String], now: Date) -> Int32 {
         let zone = LocalZone.resolve(tz: environment["TZ"])
-        let loader = ScheduleLoader(sources: [NotificationDirectorySource(directories: options.configDirectories)])
+        let loader = ScheduleLoader(sources: Daemon.sources(options: options, environment: environment))
         let loaded: LoadedSchedule
         do {
             loaded = try loader.load(systemZone: zone)

@@ -38,7 +38,7 @@ public final class Daemon: @unchecked Sendable {
         self.options = options
         self.environment = environment
         self.log = log
-        loader = ScheduleLoader(sources: [NotificationDirectorySource(directories: options.configDirectories)])
+        loader = ScheduleLoader(sources: Self.sources(options: options, environment: environment))
         dispatcher = Dispatcher(
             backends: backends, defaultBackends: options.defaultBackends, clock: SystemWallClock(), log: log)
         scheduler = Scheduler(
@@ -46,6 +46,14 @@ public final class Daemon: @unchecked Sendable {
             store: FileHistoryStore(directory: options.stateDirectory))
         snapshot = SnapshotWriter(path: options.snapshotPath)
         scheduler.afterFire = { [weak self] in self?.scheduleChanged() }
+    }
+
+    /// Where notifications come from, in order of precedence for the same id: files, then generators.
+    static func sources(options: DaemonOptions, environment: [String: String]) -> [any ScheduleSource] {
+        [
+            NotificationDirectorySource(directories: options.configDirectories),
+            GeneratorSource(directories: options.configDirectories, environment: environment),
+        ]
     }
 
     /// Starts everything and never returns: the process ends on SIGTERM/SIGINT (exit 0) or a fatal start-up error.

@@ -6,10 +6,13 @@ public struct LoadedNotification: Sendable {
     public var notification: ScheduledNotification
     /// The file (or generator, or runtime request) it came from.
     public var source: String
+    /// The line of `source` it came from, where that is one line (a generator's output).
+    public var line: Int?
 
-    public init(notification: ScheduledNotification, source: String) {
+    public init(notification: ScheduledNotification, source: String, line: Int? = nil) {
         self.notification = notification
         self.source = source
+        self.line = line
     }
 }
 
@@ -46,8 +49,12 @@ public protocol ScheduleSource: Sendable {
 }
 
 /// `NAME.notification` files and their drop-ins in a search path (earlier directories win).
+///
+/// A notification whose file or one of whose drop-ins is not owned by root or chimed's user, or is writable by its
+/// group or by others, is refused (`FileTrust`): its `ExecAction=` runs as chimed's user.
 public struct NotificationDirectorySource: ScheduleSource {
     public var directories: [String]
+    var trust = FileTrust()
 
     public init(directories: [String]) {
         self.directories = directories
@@ -68,12 +75,28 @@ public struct NotificationDirectorySource: ScheduleSource {
         let search = NotificationSearch(searching: directories, probe: PosixFileKindProbe())
         schedule.problems += search.diagnostics
         for file in search.files {
+            if case .loaded = file.content, let (path, objection) = objection(to: [file.path] + file.dropInPaths) {
+                schedule.problems.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), objection))
+                continue
+            }
             let result = loader.load(file)
             schedule.problems += result.diagnostics
             if let notification = result.notification {
                 schedule.notifications.append(LoadedNotification(notification: notification, source: file.path))
             }
         }
+    }
+}
+
+extension NotificationDirectorySource {
+    /// The first of `paths` that must not be loaded, and why.
+    private func objection(to paths: [String]) -> (path: String, objection: String)? {
+        for path in paths {
+            if let objection = trust.objection(to: path, subject: "File", action: "load it") {
+                return (path, objection)
+            }
+        }
+        return nil
     }
 }
 
@@ -100,7 +123,7 @@ public struct ScheduleLoader: Sendable {
             if seen.insert(entry.notification.id).inserted { return true }
             schedule.problems.append(
                 UnitFileDiagnostic(
-                    .warning, at: UnitFileLocation(file: entry.source),
+                    .warning, at: UnitFileLocation(file: entry.source, line: entry.line),
                     "A notification named '\(entry.notification.id)' was already loaded, ignoring this one."))
             return false
         }
