@@ -91,7 +91,8 @@ public struct ScheduleLoader: Sendable {
     /// from a later source are dropped with a warning.
     public func load(systemZone: ZoneRules) throws(ScheduleLoadError) -> LoadedSchedule {
         var schedule = LoadedSchedule(systemZone: systemZone)
-        let loader = NotificationLoader(systemZone: systemZone, zones: zones)
+        // Thousands of files name the same few zones: read each zone file once per load, and anew at the next.
+        let loader = NotificationLoader(systemZone: systemZone, zones: zones.cachingLookups())
         for source in sources {
             try source.load(into: &schedule, loader: loader)
         }
