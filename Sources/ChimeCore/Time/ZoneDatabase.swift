@@ -1,58 +1,49 @@
 import Foundation
 
 /// The installed time zones (a tzdata directory such as `/usr/share/zoneinfo`), looked up by IANA name.
-///
-/// A database reads each zone file once and remembers the answer (copies share what they remember); make a new
-/// one to see tzdata that changed since.
 public struct ZoneDatabase: Sendable {
     public let directory: String
-    private let cache = Cache()
+    /// What was already looked up, for a database made by `cachingLookups()`.
+    private let cache: Cache?
 
     /// The system's tzdata.
     public static let system = ZoneDatabase()
 
     public init(directory: String = "/usr/share/zoneinfo") {
         self.directory = directory
+        cache = nil
     }
 
-    /// What has been read so far, by zone name; forgotten when it grows beyond a few thousand names (only names
-    /// that do not exist can be that many).
-    private final class Cache: @unchecked Sendable {
-        static let limit = 4_096
-        private let lock = NSLock()
-        private var validity: [String: Bool] = [:]
-        private var rules: [String: Result<ZoneRules, ZoneError>] = [:]
+    /// The same database, reading each zone file at most once from now on (for one load of thousands of files
+    /// that name the same few zones). Take a new one for each load, so that an updated tzdata is read again.
+    public func cachingLookups() -> ZoneDatabase {
+        ZoneDatabase(directory: directory, cache: Cache())
+    }
 
-        func validity(of name: String, _ compute: () -> Bool) -> Bool {
-            if let known = lock.withLock({ validity[name] }) { return known }
-            let value = compute()
-            lock.withLock {
-                if validity.count >= Self.limit { validity.removeAll() }
-                validity[name] = value
-            }
-            return value
-        }
-
-        func rules(named name: String, _ load: () -> Result<ZoneRules, ZoneError>) -> Result<ZoneRules, ZoneError> {
-            if let known = lock.withLock({ rules[name] }) { return known }
-            let value = load()
-            lock.withLock {
-                if rules.count >= Self.limit { rules.removeAll() }
-                rules[name] = value
-            }
-            return value
-        }
+    private init(directory: String, cache: Cache) {
+        self.directory = directory
+        self.cache = cache
     }
 
     /// Whether `name` is a zone name systemd accepts: `UTC`, or a relative path of letters, digits, `-`, `_`, `+`
     /// and single `/` separators naming an installed TZif file.
     public func isValidName(_ name: String) -> Bool {
-        if name == "UTC" { return true }
-        guard Self.isWellFormedName(name) else { return false }
-        return cache.validity(of: name) { isInstalledZoneFile(name) }
+        guard let cache else { return lookUpValidity(of: name) }
+        return cache.value(for: name, in: \.validity) { lookUpValidity(of: name) }
     }
 
-    private func isInstalledZoneFile(_ name: String) -> Bool {
+    /// The rules of zone `name` (an IANA name such as `Europe/Berlin`).
+    public func rules(named name: String) throws(ZoneError) -> ZoneRules {
+        guard let cache else { return try lookUpRules(named: name) }
+        let result = cache.value(for: name, in: \.rules) { () -> Result<ZoneRules, ZoneError> in
+            Result { () throws(ZoneError) in try lookUpRules(named: name) }
+        }
+        return try result.get()
+    }
+
+    private func lookUpValidity(of name: String) -> Bool {
+        if name == "UTC" { return true }
+        guard Self.isWellFormedName(name) else { return false }
         guard let handle = FileHandle(forReadingAtPath: path(of: name)) else { return false }
         defer { try? handle.close() }
         var isDirectory: ObjCBool = false
@@ -62,13 +53,8 @@ public struct ZoneDatabase: Sendable {
         return magic.elementsEqual("TZif".utf8)
     }
 
-    /// The rules of zone `name` (an IANA name such as `Europe/Berlin`).
-    public func rules(named name: String) throws(ZoneError) -> ZoneRules {
+    private func lookUpRules(named name: String) throws(ZoneError) -> ZoneRules {
         guard Self.isWellFormedName(name) || name == "UTC" else { throw .unknownZone(name) }
-        return try cache.rules(named: name) { Result { () throws(ZoneError) in try load(name) } }.get()
-    }
-
-    private func load(_ name: String) throws(ZoneError) -> ZoneRules {
         guard let data = FileManager.default.contents(atPath: path(of: name)) else {
             if name == "UTC" { return .utc }
             throw .unknownZone(name)
@@ -80,7 +66,7 @@ public struct ZoneDatabase: Sendable {
         }
     }
 
-    /// The bytes of the file `name` in the database (such as `posixrules`), if it can be read.
+    /// The raw bytes of the zone file `name` (for `posixrules`), or `nil` if there is none.
     func contents(of name: String) -> [UInt8]? {
         guard Self.isWellFormedName(name), let data = FileManager.default.contents(atPath: path(of: name)) else {
             return nil
@@ -108,5 +94,25 @@ public struct ZoneDatabase: Sendable {
             }
         }
         return !previousWasSlash && name.utf8.count < 4096
+    }
+
+    /// Lookups already made, by zone name; shared by the copies of one caching database, possibly across threads.
+    private final class Cache: @unchecked Sendable {
+        struct Tables {
+            var validity: [String: Bool] = [:]
+            var rules: [String: Result<ZoneRules, ZoneError>] = [:]
+        }
+
+        private let lock = NSLock()
+        private var tables = Tables()
+
+        func value<Value>(
+            for name: String, in table: WritableKeyPath<Tables, [String: Value]>, lookUp: () -> Value
+        ) -> Value {
+            if let known = lock.withLock({ tables[keyPath: table][name] }) { return known }
+            let value = lookUp()
+            lock.withLock { tables[keyPath: table][name] = value }
+            return value
+        }
     }
 }

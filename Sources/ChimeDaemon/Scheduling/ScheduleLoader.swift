@@ -66,11 +66,13 @@ public struct NotificationDirectorySource: ScheduleSource {
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { continue }
             // A configuration directory that exists but cannot be read would silently drop every notification in
             // it: fail the whole load so that the previous schedule stays.
+            // Opening it is the test; listing it (10,000 names) is left to the search, which does it anyway.
             guard isDirectory.boolValue, FileManager.default.isReadableFile(atPath: directory),
-                (try? FileManager.default.contentsOfDirectory(atPath: directory)) != nil
+                let stream = opendir(directory)
             else {
                 throw ScheduleLoadError("Cannot read configuration directory \(directory)")
             }
+            closedir(stream)
         }
         let search = NotificationSearch(searching: directories, probe: PosixFileKindProbe())
         schedule.problems += search.diagnostics
@@ -114,11 +116,17 @@ public struct ScheduleLoader: Sendable {
     /// from a later source are dropped with a warning.
     public func load(systemZone: ZoneRules) throws(ScheduleLoadError) -> LoadedSchedule {
         var schedule = LoadedSchedule(systemZone: systemZone)
-        let loader = NotificationLoader(systemZone: systemZone, zones: zones)
+        // Thousands of files name the same few zones: read each zone file once per load, and anew at the next.
+        let loader = NotificationLoader(systemZone: systemZone, zones: zones.cachingLookups())
         for source in sources {
             try source.load(into: &schedule, loader: loader)
         }
-        var seen = Set<String>()
+        var seen = Set<String>(minimumCapacity: schedule.notifications.count)
+        // Duplicates are rare: look for one before copying every entry through the filter.
+        guard schedule.notifications.contains(where: { !seen.insert($0.notification.id).inserted }) else {
+            return schedule
+        }
+        seen.removeAll(keepingCapacity: true)
         schedule.notifications = schedule.notifications.filter { entry in
             if seen.insert(entry.notification.id).inserted { return true }
             schedule.problems.append(
