@@ -15,7 +15,8 @@ public enum Chimed {
         Options:
           --config-dir=DIR      read notifications from DIR; repeatable, earlier wins (default: /etc/chime,
                                 /run/chime, /usr/lib/chime; with --user ~/.config/chime, $XDG_RUNTIME_DIR/chime)
-          --state-dir=DIR       keep state here (default /var/lib/chime, or ~/.local/state/chime)
+          --state-dir=DIR       keep state here, and the notifications added with 'chimectl add' in DIR/added
+                                (default /var/lib/chime, or ~/.local/state/chime)
           --runtime-dir=DIR     write the PID file and schedule.json here (default /run/chime, or
                                 $XDG_RUNTIME_DIR/chime)
           --user                run as the calling user's instance
@@ -65,7 +66,7 @@ public enum Chimed {
     /// Returns the exit status: 0 when no file had errors.
     public static func check(_ options: DaemonOptions, environment: [String: String], now: Date) -> Int32 {
         let zone = LocalZone.resolve(tz: environment["TZ"])
-        let loader = ScheduleLoader(sources: [NotificationDirectorySource(directories: options.configDirectories)])
+        let loader = ScheduleLoader(instance: options)
         let loaded: LoadedSchedule
         do {
             loaded = try loader.load(systemZone: zone)
@@ -93,6 +94,7 @@ public enum Chimed {
         }
         print(
             "Configuration: \(options.configDirectories.joined(separator: ", "))\n"
+                + "Added at run time: \(options.addedDirectory)\n"
                 + "\(loaded.notifications.count) notification(s) loaded, \(scheduled) scheduled, "
                 + "\(loaded.errorCount) error(s), \(loaded.problems.count - loaded.errorCount) warning(s).")
         for line in lines { print(line) }

@@ -57,12 +57,12 @@ public struct NotificationDirectorySource: ScheduleSource {
         for directory in directories {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { continue }
-            // A configuration directory that exists but cannot be read would silently drop every notification in
-            // it: fail the whole load so that the previous schedule stays.
+            // A directory that exists but cannot be read would silently drop every notification in it: fail the
+            // whole load so that the previous schedule stays.
             guard isDirectory.boolValue, FileManager.default.isReadableFile(atPath: directory),
                 (try? FileManager.default.contentsOfDirectory(atPath: directory)) != nil
             else {
-                throw ScheduleLoadError("Cannot read configuration directory \(directory)")
+                throw ScheduleLoadError("Cannot read notification directory \(directory)")
             }
         }
         let search = NotificationSearch(searching: directories, probe: PosixFileKindProbe())
