@@ -42,7 +42,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ChimeControlTests",
-            dependencies: ["ChimeControl", "ChimeCore", "ChimeTestSupport"],
+            // ChimeDaemon: DocumentationTests compare chimed(8) with chimed's options and journal MESSAGE_IDs.
+            dependencies: ["ChimeControl", "ChimeCore", "ChimeDaemon", "ChimeTestSupport"],
             resources: [.copy("Snapshots")]
         ),
         .testTarget(

@@ -45,8 +45,7 @@ struct AddCommand: Command {
           --config-dir=DIR      the instance's configuration directories (a file there wins over a request)
           -h, --help            show this help
 
-        The system instance takes requests only from root, or from a group allowed to write STATE_DIR/added; a
-        user instance only from its user.
+        The system instance takes requests only from root, a user instance only from its user.
 
         Exit status: 0 when the request is stored (and, if chimed runs, scheduled), 1 when it is refused or
         fails, 64 on usage errors.
@@ -64,9 +63,9 @@ struct AddCommand: Command {
         let id = arguments.value("id") ?? Self.newID(view, context: context)
         let request = try NotificationRequest(arguments, id: id, context: context)
         try view.requireWritable(view.options.addedDirectory)
-        if let file = view.configuredFile(id) {
+        if let source = view.configuredFile(id)?.path ?? view.scheduledSource(of: id, other: view.addedPath(id)) {
             throw CommandFailure(
-                "'\(id)' is the id of \(file.path), which would win over the request; choose another --id")
+                "'\(id)' is the id of \(source), which would win over the request; choose another --id")
         }
 
         // Checked as chimed will read it, at the path it will have.
@@ -137,9 +136,14 @@ struct AddCommand: Command {
         /// Takes the next fire date from what chimed armed; reports (exit 1) when chimed did not arm the request.
         mutating func take(_ snapshot: [String: Any], context: CommandContext) -> ExitCode {
             let scheduled = snapshot["scheduled"] as? [[String: Any]] ?? []
-            if let entry = scheduled.first(where: { $0["id"] as? String == id }),
-                let next = (entry["next"] as? String).flatMap(Timestamp.parseISO8601)
-            {
+            let entry = scheduled.first { $0["id"] as? String == id }
+            if let source = entry?["source"] as? String, source != path {
+                context.errors.line(
+                    "chimectl add: '\(id)' is the id of \(source), which wins over the request; 'chimectl cancel "
+                        + "\(id)' removes the request")
+                return .failure
+            }
+            if let entry, let next = (entry["next"] as? String).flatMap(Timestamp.parseISO8601) {
                 self.next = next
                 nextLocal = entry["next_local"] as? String ?? nextLocal
                 self.scheduled = true

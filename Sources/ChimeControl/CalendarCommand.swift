@@ -26,19 +26,8 @@ struct CalendarCommand: Command {
 
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         guard !arguments.operands.isEmpty else { throw UsageError("expected at least one calendar specification") }
-        var iterations = 1
-        if let text = arguments.value("iterations") {
-            guard let value = Int(text), value >= 0 else { throw UsageError("invalid --iterations '\(text)'") }
-            iterations = value
-        }
-        var base = context.now
-        if let text = arguments.value("base-time") {
-            do {
-                base = try Timestamp.parse(text, now: context.now, localZone: context.localZone, zones: context.zones)
-            } catch {
-                throw UsageError("invalid --base-time '\(text)': \(error)")
-            }
-        }
+        let iterations = try arguments.iterations()
+        let base = try arguments.baseTime(in: context)
         let json = arguments.has("json")
         var status = ExitCode.success
         for (index, text) in arguments.operands.enumerated() {

@@ -37,8 +37,8 @@ struct FireCommand: Command {
         let view = InstanceView(arguments, environment: context.environment)
         let loaded: LoadedSchedule
         do {
-            loaded = try ScheduleLoader(instance: view.options, zones: context.zones).load(
-                systemZone: context.localZone)
+            let sources = Daemon.sources(options: view.options, environment: context.environment)
+            loaded = try ScheduleLoader(sources: sources, zones: context.zones).load(systemZone: context.localZone)
         } catch {
             throw CommandFailure("\(error)")
         }
@@ -62,7 +62,7 @@ struct FireCommand: Command {
             }
             if let override { notification.backends = override }
             fired.append((notification, dispatcher.backendNames(for: notification)))
-            dispatcher.dispatch(Delivery(notification: notification, fireTime: context.now))
+            dispatcher.dispatch(Delivery(notification: notification, fireTime: context.now)) {}
         }
         // Each backend has a timeout of 30 s in the dispatcher, after which it counts as failed.
         if !dispatcher.drain(within: .seconds(35)) {

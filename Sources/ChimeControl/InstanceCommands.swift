@@ -66,7 +66,8 @@ struct InstanceView {
         guard isRunning, snapshot != nil else {
             throw CommandFailure(
                 "chimed is not running (no live process in \(options.pidPath)); start it with "
-                    + "'systemctl start chimed'\(options.instance == .user ? " --user" : "") or 'chimed'.")
+                    + (options.instance == .user ? "'systemctl --user start chimed'" : "'systemctl start chimed'")
+                    + " or 'chimed'.")
         }
     }
 }

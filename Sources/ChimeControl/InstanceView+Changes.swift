@@ -25,10 +25,21 @@ extension InstanceView {
         }
     }
 
+    /// Where the running chimed's notification `id` comes from, when that is not `other` (a generator's output, a
+    /// file); `nil` when chimed does not run or has no such notification scheduled.
+    func scheduledSource(of id: String, other: String) -> String? {
+        guard isRunning, let scheduled = snapshot?["scheduled"] as? [[String: Any]],
+            let source = scheduled.first(where: { $0["id"] as? String == id })?["source"] as? String,
+            source != other
+        else { return nil }
+        return source
+    }
+
     /// Refuses, saying who may, when the caller cannot create or change files in `directory`.
     ///
-    /// The directory's permissions are the access rule: the system instance's directories belong to root (an
-    /// administrator may let a group write `STATE_DIR/added`), a user instance's to its user.
+    /// The directory's permissions are the access rule: the system instance's directories belong to root, a user
+    /// instance's to its user. (chimed also reads only files owned by root or by its own user, so a group allowed
+    /// to write there would not get its requests read.)
     func requireWritable(_ directory: String) throws {
         var existing = directory
         while !existing.isEmpty && existing != "/" && !FileManager.default.fileExists(atPath: existing) {
@@ -39,8 +50,8 @@ extension InstanceView {
         switch options.instance {
         case .system:
             throw CommandFailure(
-                "cannot write \(directory) (\(reason)): the system instance accepts requests only from root, or from "
-                    + "a group that may write there; run this as root, or use --user for your own instance")
+                "cannot write \(directory) (\(reason)): the system instance accepts requests only from root; run "
+                    + "this as root, or use --user for your own instance")
         case .user:
             throw CommandFailure(
                 "cannot write \(directory) (\(reason)): a user instance accepts requests only from its own user")

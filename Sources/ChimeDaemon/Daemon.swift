@@ -40,7 +40,7 @@ public final class Daemon: @unchecked Sendable {
         self.options = options
         self.environment = environment
         self.log = log
-        loader = ScheduleLoader(instance: options)
+        loader = ScheduleLoader(sources: Self.sources(options: options, environment: environment))
         dispatcher = Dispatcher(
             backends: backends, defaultBackends: options.defaultBackends, clock: SystemWallClock(), log: log)
         scheduler = Scheduler(
@@ -48,6 +48,20 @@ public final class Daemon: @unchecked Sendable {
             store: FileHistoryStore(directory: options.stateDirectory))
         snapshot = SnapshotWriter(path: options.snapshotPath)
         scheduler.afterFire = { [weak self] in self?.scheduleChanged() }
+    }
+
+    /// Where notifications come from, in order of precedence for the same id: files, then generators, then the
+    /// requests of `chimectl add` (`DaemonOptions.addedDirectory`).
+    ///
+    /// Being last, a runtime request never shadows a file or a generator's notification: one with the same id is
+    /// dropped with a warning, as any later duplicate is. Drop-ins of the configuration directories do not apply
+    /// to runtime requests, which are whole files of their own.
+    public static func sources(options: DaemonOptions, environment: [String: String]) -> [any ScheduleSource] {
+        [
+            NotificationDirectorySource(directories: options.configDirectories),
+            GeneratorSource(directories: options.configDirectories, environment: environment),
+            NotificationDirectorySource(directories: [options.addedDirectory], role: "directory of runtime requests"),
+        ]
     }
 
     /// Starts everything and never returns: the process ends on SIGTERM/SIGINT (exit 0) or a fatal start-up error.

@@ -114,11 +114,30 @@ import Testing
         #expect(good.errors.isEmpty)
     }
 
+    @Test func completionScriptKnowsEveryCommandAndIsValidBash() throws {
+        let run = Self.run(["completion", "bash"])
+        #expect(run.status == .success)
+        for command in Chimectl.commands { #expect(run.output.contains(" \(command.name)) options=\"")) }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let script = try directory.write("chimectl.bash", run.output)
+        let check = try ProcessRunner.run("/bin/bash", ["-n", script])
+        #expect(check.status == 0, "\(check.standardError)")
+        let completed = try ProcessRunner.run(
+            "/bin/bash",
+            [
+                "-c",
+                "source \(script); COMP_WORDS=(chimectl calendar --it); COMP_CWORD=2; _chimectl; echo ${COMPREPLY[@]}",
+            ])
+        #expect(completed.standardOutput == "--iterations=\n")
+        #expect(Self.run(["completion", "zsh"]).status == .usage)
+    }
+
     /// Help texts are part of the interface: any change shows up here and in the snapshot files.
     @Test(arguments: [
         "--help", "calendar --help", "timestamp --help", "timespan --help", "verify --help", "list --help",
         "next --help", "status --help", "reload --help", "add --help", "cancel --help", "disable --help",
-        "enable --help", "fire --help",
+        "enable --help", "fire --help", "completion --help",
     ])
     func helpSnapshots(invocation: String) throws {
         let run = Self.run(invocation.split(separator: " ").map(String.init))

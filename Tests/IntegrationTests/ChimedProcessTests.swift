@@ -109,6 +109,26 @@ import Testing
         #expect(instance.process.wait(timeout: 10) == 0)
     }
 
+    @Test func aLoadThatFailsAsAWholeKeepsThePreviousSchedule() throws {
+        let instance = try start(["tick.notification": Self.everySecond])
+        defer { instance.directory.remove() }
+        _ = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        // The configuration directory becomes unreadable as a directory: nothing can be loaded.
+        let moved = instance.directory.path + "/config-moved"
+        try FileManager.default.moveItem(atPath: instance.config, toPath: moved)
+        try "not a directory".write(toFile: instance.config, atomically: true, encoding: .utf8)
+        instance.process.signal(SIGHUP)
+        let messages = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        let ready = try #require(messages.last)
+        #expect(ready.contains("STATUS=1 scheduled; next: tick at "))
+        #expect(ready.contains("last error: Cannot read configuration directory \(instance.config)"))
+        let before = instance.fireTimes(of: "tick").count
+        Thread.sleep(forTimeInterval: 2.2)
+        #expect(instance.fireTimes(of: "tick").count >= before + 2)
+        instance.process.signal(SIGTERM)
+        #expect(instance.process.wait(timeout: 10) == 0)
+    }
+
     @Test func sigtermStopsCleanly() throws {
         let instance = try start(["tick.notification": Self.everySecond])
         defer { instance.directory.remove() }
@@ -165,6 +185,12 @@ import Testing
         try directory.write("bad.notification", "[Notification]\nTitle=x\n[Trigger]\nCount=2\nEvery=1h\n")
         #expect(try ProcessRunner.run(chimed, ["--check", "--config-dir=\(directory.path)"]).status == 0)
         #expect(try ProcessRunner.run(chimed, ["--bogus"]).status == 64)
+    }
+
+    static func date(iso: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: iso)
     }
 
     static func epochSeconds(_ iso: String) -> Int? {

@@ -16,9 +16,12 @@ extension CalendarSpec {
     public func nextElapse(afterMicroseconds instant: Int64, localZone: ZoneRules) -> Int64? {
         let rules: ZoneRules
         let requestedDST: Int
+        var iteratesLocally = false
         switch zone {
         case .utc:
-            rules = .utc
+            // systemd converts with gmtime/timegm in a process whose zone is the one the spec names (an `@EPOCH`
+            // spec may name one) or the local one; they count that zone's leap seconds.
+            rules = (namedZoneRules ?? localZone).universalTime
             requestedDST = -1
         case .named:
             rules = namedZoneRules ?? .utc
@@ -26,6 +29,7 @@ extension CalendarSpec {
         case .local(let isDST, _):
             rules = localZone
             requestedDST = isDST
+            iteratesLocally = true
         }
         // systemd refuses instants it could not print (after 9999-12-31).
         guard instant < 253_402_300_800_000_000 else { return nil }
@@ -33,17 +37,57 @@ extension CalendarSpec {
         let (seconds, microsecond) = CivilTime.floorDivide64(start, 1_000_000)
         var search = ElapseSearch(spec: self, zone: rules, requestedDST: requestedDST)
         let from = rules.localTime(at: seconds)
+        // Where a wall time occurs twice with the same DST flag (Moscow's 01:00..02:00 on 2014-10-26), mktime picks
+        // the occurrence nearer the offset its previous conversion left. When systemd iterates, that is the offset
+        // of the previous elapse, which is the base, so it stays in the base's occurrence; asked afresh, it has
+        // converted nothing yet. (A named zone is computed in a forked child, which never has.)
+        let (baseSeconds, baseMicrosecond) = CivilTime.floorDivide64(instant, 1_000_000)
+        if iteratesLocally && search.isElapse(rules.localTime(at: baseSeconds), microsecond: Int(baseMicrosecond)) {
+            search.offsetHint = Int(from.localSeconds - seconds)
+        } else {
+            search.offsetHint = 0
+        }
         switch search.run(from: from, microsecond: Int(microsecond), repairingStaleFlavour: false) {
         case .found(let next) where next > instant: return next
         case .never: return nil
         case .found, .exhausted:
             // systemd would give up ("Infinite loop in calendar calculation") or answer with a time that is not
-            // after the base; search again without the DST flag that leads it astray.
+            // after the base.
+            guard requestedDST >= 0 else { return plainElapse(after: instant, in: rules) }
+            // With a flavour asked for (CET, EDT), search again without the DST flag that leads systemd astray.
             search.offsetHint = 0
             let repaired = search.run(from: from, microsecond: Int(microsecond), repairingStaleFlavour: true)
             if case .found(let next) = repaired, next > instant { return next }
             return nil
         }
+    }
+
+    /// The answer where systemd's search goes astray across a DST change: the next wall time the spec matches,
+    /// found as systemd finds it where there is no DST, read in `rules`. A wall time that does not exist is
+    /// skipped; one that occurs twice elapses at its first occurrence after `instant`.
+    func plainElapse(after instant: Int64, in rules: ZoneRules) -> Int64? {
+        let (seconds, microsecond) = CivilTime.floorDivide64(instant, 1_000_000)
+        var wall = rules.localTime(at: seconds).localSeconds * 1_000_000 + microsecond
+        var wallClock = ElapseSearch(spec: self, zone: .utc, requestedDST: -1)
+        // Each round moves past one gap or one repeated wall time: a handful in any real zone.
+        for _ in 0..<1_000 {
+            let (from, fraction) = CivilTime.floorDivide64(wall + 1, 1_000_000)
+            let outcome = wallClock.run(
+                from: ZoneRules.utc.localTime(at: from), microsecond: Int(fraction), repairingStaleFlavour: false)
+            guard case .found(let next) = outcome else { return nil }
+            let (nextSeconds, nextMicrosecond) = CivilTime.floorDivide64(next, 1_000_000)
+            let instants = rules.instants(atWallTime: nextSeconds)
+            if let found = instants.first(where: { $0 * 1_000_000 + nextMicrosecond > instant }) {
+                return found * 1_000_000 + nextMicrosecond
+            }
+            // Not after the base, or skipped: go on from there, or from the end of the gap.
+            if instants.isEmpty, let end = rules.wallTimeEndingGap(containing: nextSeconds) {
+                wall = end * 1_000_000 - 1
+            } else {
+                wall = next
+            }
+        }
+        return nil
     }
 }
 
@@ -73,8 +117,10 @@ struct ElapseSearch {
         self.requestedDST = requestedDST
     }
 
+    /// `nil` where `mktime` fails; `time` is then unchanged, and each caller reacts as systemd does. systemd tests
+    /// `mktime(...) < 0`, so where it checks, an instant before 1970 counts as a failure too.
     @inline(__always)
-    private mutating func normalize(_ time: inout LocalDateTime) -> Int64 {
+    private mutating func normalize(_ time: inout LocalDateTime) -> Int64? {
         zone.makeTime(&time, offsetHint: &offsetHint)
     }
 
@@ -90,6 +136,7 @@ struct ElapseSearch {
         let limit = repairingStaleFlavour ? Self.iterationLimit * 10 : Self.iterationLimit
         for round in 0..<limit {
             if repairingStaleFlavour && round > 0 && !keepFlavour { c.isDST = requestedDST }
+            // Where glibc cannot convert the fields, systemd carries on with them as they are.
             _ = normalize(&c)
             if !keepFlavour { c.isDST = requestedDST }
 
@@ -178,7 +225,8 @@ struct ElapseSearch {
                 c.hour += 1
                 continue
             }
-            let seconds = normalize(&c)
+            // systemd reports an error if this conversion fails; like an endless search, that is worth a repair.
+            guard let seconds = normalize(&c), seconds >= 0 else { return .exhausted }
             return .found(seconds * 1_000_000 + Int64(usec))
         }
         return .exhausted
@@ -212,16 +260,23 @@ struct ElapseSearch {
         if time.year > CalendarSpec.maximumYear { return -1 }
         // Fields in range, far from any transition, read with the remembered offset: normalising would change
         // nothing (and leave the remembered offset as it is).
-        if time.isInRange,
-            zone.isFixedOffset
-                || zone.uniqueInstant(
-                    forLocal: time.localSeconds, offset: offsetHint, isDST: time.isDST) != nil
-        {
-            if zone.isFixedOffset { offsetHint = zone.utcOffset(at: 0) }
-            return 1
+        if time.isInRange {
+            if zone.isPlainFixedOffset(isDST: time.isDST) {
+                let offset = zone.utcOffset(at: 0)
+                if time.localSeconds - Int64(offset) >= 0 {
+                    offsetHint = offset
+                    return 1
+                }
+            } else if let (instant, _) = zone.uniqueInstant(
+                forLocal: time.localSeconds, offset: offsetHint, isDST: time.isDST), instant >= 0
+            {
+                return 1
+            }
         }
         var t = time
-        _ = normalize(&t)
+        // A time glibc cannot convert counts as going backwards: the search moves on to the next larger unit.
+        // So does one before 1970, which systemd cannot tell from a failure.
+        guard let instant = normalize(&t), instant >= 0 else { return -1 }
         var order: Int
         if t.year != time.year {
             order = t.year < time.year ? -1 : 1
@@ -249,10 +304,24 @@ struct ElapseSearch {
         return 1
     }
 
+    /// Whether the spec elapses at wall time `time` plus `microsecond` (which must be normalised).
+    mutating func isElapse(_ time: LocalDateTime, microsecond: Int) -> Bool {
+        var c = time
+        func matches(_ components: [CalendarSpec.Component]?, _ value: Int, endOfMonth: Bool = false) -> Bool {
+            var value = value
+            return match(components, &value, in: c, endOfMonth: endOfMonth) == 0
+        }
+        c.isDST = requestedDST
+        return matches(spec.year, c.year) && matches(spec.month, c.month)
+            && matches(spec.day, c.day, endOfMonth: spec.endOfMonth) && matchesWeekday(c)
+            && matches(spec.hour, c.hour) && matches(spec.minute, c.minute)
+            && matches(spec.microsecond, c.second * CalendarSpec.microsecondsPerSecond + microsecond)
+    }
+
     private mutating func matchesWeekday(_ time: LocalDateTime) -> Bool {
         guard spec.weekdays != CalendarSpec.allWeekdays else { return true }
         var t = time
-        _ = normalize(&t)
+        guard let instant = normalize(&t), instant >= 0 else { return false }
         let mondayBased = t.weekday == 0 ? 6 : t.weekday - 1
         return spec.weekdays & (1 << mondayBased) != 0
     }
@@ -263,7 +332,7 @@ struct ElapseSearch {
         var t = time
         t.month += 1
         t.day = 1 - fromEnd
-        _ = normalize(&t)
+        guard let instant = normalize(&t), instant >= 0 else { return -1 }
         return t.month == time.month ? t.day : -1
     }
 

@@ -6,10 +6,13 @@ public struct LoadedNotification: Sendable {
     public var notification: ScheduledNotification
     /// The file (or generator, or runtime request) it came from.
     public var source: String
+    /// The line of `source` it came from, where that is one line (a generator's output).
+    public var line: Int?
 
-    public init(notification: ScheduledNotification, source: String) {
+    public init(notification: ScheduledNotification, source: String, line: Int? = nil) {
         self.notification = notification
         self.source = source
+        self.line = line
     }
 }
 
@@ -46,11 +49,18 @@ public protocol ScheduleSource: Sendable {
 }
 
 /// `NAME.notification` files and their drop-ins in a search path (earlier directories win).
+///
+/// A notification whose file or one of whose drop-ins is not owned by root or chimed's user, or is writable by its
+/// group or by others, is refused (`FileTrust`): its `ExecAction=` runs as chimed's user.
 public struct NotificationDirectorySource: ScheduleSource {
     public var directories: [String]
+    /// What the directories are, for messages: "configuration directory", "directory of runtime requests".
+    public var role: String
+    var trust = FileTrust()
 
-    public init(directories: [String]) {
+    public init(directories: [String], role: String = "configuration directory") {
         self.directories = directories
+        self.role = role
     }
 
     public func load(into schedule: inout LoadedSchedule, loader: NotificationLoader) throws(ScheduleLoadError) {
@@ -62,18 +72,34 @@ public struct NotificationDirectorySource: ScheduleSource {
             guard isDirectory.boolValue, FileManager.default.isReadableFile(atPath: directory),
                 (try? FileManager.default.contentsOfDirectory(atPath: directory)) != nil
             else {
-                throw ScheduleLoadError("Cannot read notification directory \(directory)")
+                throw ScheduleLoadError("Cannot read \(role) \(directory)")
             }
         }
         let search = NotificationSearch(searching: directories, probe: PosixFileKindProbe())
         schedule.problems += search.diagnostics
         for file in search.files {
+            if case .loaded = file.content, let (path, objection) = objection(to: [file.path] + file.dropInPaths) {
+                schedule.problems.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), objection))
+                continue
+            }
             let result = loader.load(file)
             schedule.problems += result.diagnostics
             if let notification = result.notification {
                 schedule.notifications.append(LoadedNotification(notification: notification, source: file.path))
             }
         }
+    }
+}
+
+extension NotificationDirectorySource {
+    /// The first of `paths` that must not be loaded, and why.
+    private func objection(to paths: [String]) -> (path: String, objection: String)? {
+        for path in paths {
+            if let objection = trust.objection(to: path, subject: "File", action: "load it") {
+                return (path, objection)
+            }
+        }
+        return nil
     }
 }
 
@@ -100,7 +126,7 @@ public struct ScheduleLoader: Sendable {
             if seen.insert(entry.notification.id).inserted { return true }
             schedule.problems.append(
                 UnitFileDiagnostic(
-                    .warning, at: UnitFileLocation(file: entry.source),
+                    .warning, at: UnitFileLocation(file: entry.source, line: entry.line),
                     "A notification named '\(entry.notification.id)' was already loaded, ignoring this one."))
             return false
         }
