@@ -138,6 +138,24 @@ import Testing
         #expect(snapshot.contains(#""source":"\#(instance.directory.path)/state/added/eve.notification""#))
     }
 
+    @Test func aRequestCannotTakeTheIDOfAGeneratorsNotification() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        let generator = try instance.directory.write(
+            "etc/generators.d/weekly",
+            "#!/bin/sh\necho '{\"Id\":\"weekly\",\"Title\":\"W\",\"OnCalendar\":\"Mon 08:00\"}'\n")
+        chmod(generator, 0o755)
+        try instance.start(chimed)
+        defer { instance.stop() }
+        #expect(try listed(instance).contains("weekly"))
+        let add = try chimectl(["add", "--id", "weekly", "--title", "T", "--in", "1h"], instance)
+        #expect(add.status == 1)
+        #expect(
+            add.standardError == "chimectl add: 'weekly' is the id of \(generator), which would win over the request; "
+                + "choose another --id\n")
+        #expect(!FileManager.default.fileExists(atPath: instance.directory.path + "/state/added/weekly.notification"))
+    }
+
     @Test func disableAndEnableAFileDefinedNotification() throws {
         let instance = try Instance()
         defer { instance.directory.remove() }
