@@ -4,8 +4,8 @@ import ChimeCore
 public enum Chimectl {
     static let commands: [any Command.Type] = [
         ListCommand.self, NextCommand.self, StatusCommand.self, AddCommand.self, CancelCommand.self,
-        DisableCommand.self, EnableCommand.self, FireCommand.self, ReloadCommand.self, VerifyCommand.self,
-        CalendarCommand.self, TimestampCommand.self, TimespanCommand.self, CompletionCommand.self,
+        DisableCommand.self, EnableCommand.self, FireCommand.self, ReloadCommand.self, HistoryCommand.self,
+        VerifyCommand.self, CalendarCommand.self, TimestampCommand.self, TimespanCommand.self, CompletionCommand.self,
     ]
 
     public static let version = "0.1.0"

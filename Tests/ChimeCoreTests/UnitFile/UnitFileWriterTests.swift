@@ -1,19 +1,7 @@
+import ChimeTestSupport
 import Testing
 
 @testable import ChimeCore
-
-/// SplitMix64, seeded, so that every run writes the same values and a failure can be replayed.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// What `UnitFileWriter` writes must read back, through the real parser, as exactly the value it says.
 @Suite struct UnitFileWriterTests {
@@ -95,7 +83,7 @@ private struct SeededGenerator: RandomNumberGenerator {
         let pieces = [
             "a", "Tea", " ", "\t", "\\", "\\\\", "\n", "\r", "\r\n", "#", ";", "[x]", "=", "é", "😀", "\"", "'", "%",
         ]
-        var generator = SeededGenerator(state: 0xC41E_5EED)
+        var generator = SeededRandomNumberGenerator(seed: 0xC41E_5EED)
         var written = (plain: 0, folded: 0)
         for _ in 0..<20_000 {
             let count = Int.random(in: 0...12, using: &generator)
