@@ -249,22 +249,10 @@ struct ReloadCommand: Command {
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         let view = InstanceView(arguments, environment: context.environment)
         try view.requireRunning()
-        let before = view.snapshot?["rebuilds"] as? Int ?? 0
-        guard let pid = view.pid, kill(pid, SIGHUP) == 0 else {
-            throw CommandFailure("cannot signal chimed: \(String(cString: strerror(errno)))")
-        }
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if let snapshot = InstanceView.readSnapshot(view.options.snapshotPath),
-                let rebuilds = snapshot["rebuilds"] as? Int, rebuilds > before
-            {
-                let count = (snapshot["scheduled"] as? [Any])?.count ?? 0
-                context.output.line("Reloaded: \(count) scheduled.")
-                if let error = snapshot["last_error"] as? String { context.output.line("Last error: \(error)") }
-                return .success
-            }
-            usleep(20_000)
-        }
-        throw CommandFailure("chimed did not finish rebuilding within 10 s")
+        let snapshot = try view.rebuild()
+        let count = (snapshot["scheduled"] as? [Any])?.count ?? 0
+        context.output.line("Reloaded: \(count) scheduled.")
+        if let error = snapshot["last_error"] as? String { context.output.line("Last error: \(error)") }
+        return .success
     }
 }

@@ -19,7 +19,8 @@ public enum Chimed {
           --config-dir=DIR      read notifications and run generators.d/ from DIR; repeatable, earlier wins
                                 (default: /etc/chime, /run/chime, /usr/lib/chime; with --user ~/.config/chime,
                                 $XDG_RUNTIME_DIR/chime)
-          --state-dir=DIR       keep state here (default /var/lib/chime, or ~/.local/state/chime)
+          --state-dir=DIR       keep state here, and the notifications added with 'chimectl add' in DIR/added
+                                (default /var/lib/chime, or ~/.local/state/chime)
           --runtime-dir=DIR     write the PID file and schedule.json here (default /run/chime, or
                                 $XDG_RUNTIME_DIR/chime)
           --user                run as the calling user's instance
@@ -101,6 +102,7 @@ public enum Chimed {
         }
         print(
             "Configuration: \(options.configDirectories.joined(separator: ", "))\n"
+                + "Added at run time: \(options.addedDirectory)\n"
                 + "\(loaded.notifications.count) notification(s) loaded, \(scheduled) scheduled, "
                 + "\(loaded.errorCount) error(s), \(loaded.problems.count - loaded.errorCount) warning(s).")
         for line in lines { print(line) }

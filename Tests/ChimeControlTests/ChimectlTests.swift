@@ -11,7 +11,7 @@ import Testing
     /// Mon 2026-11-30 09:00:00 UTC.
     static let now = Date(timeIntervalSince1970: 1_796_029_200)
 
-    struct Run {
+    struct Run: Sendable {
         let status: ExitCode
         let output: String
         let errors: String
@@ -136,7 +136,8 @@ import Testing
     /// Help texts are part of the interface: any change shows up here and in the snapshot files.
     @Test(arguments: [
         "--help", "calendar --help", "timestamp --help", "timespan --help", "verify --help", "list --help",
-        "next --help", "status --help", "reload --help", "history --help", "completion --help",
+        "next --help", "status --help", "reload --help", "add --help", "cancel --help", "disable --help",
+        "enable --help", "fire --help", "history --help", "completion --help",
     ])
     func helpSnapshots(invocation: String) throws {
         let run = Self.run(invocation.split(separator: " ").map(String.init))

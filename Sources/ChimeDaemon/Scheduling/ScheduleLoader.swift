@@ -54,23 +54,26 @@ public protocol ScheduleSource: Sendable {
 /// group or by others, is refused (`FileTrust`): its `ExecAction=` runs as chimed's user.
 public struct NotificationDirectorySource: ScheduleSource {
     public var directories: [String]
+    /// What the directories are, for messages: "configuration directory", "directory of runtime requests".
+    public var role: String
     var trust = FileTrust()
 
-    public init(directories: [String]) {
+    public init(directories: [String], role: String = "configuration directory") {
         self.directories = directories
+        self.role = role
     }
 
     public func load(into schedule: inout LoadedSchedule, loader: NotificationLoader) throws(ScheduleLoadError) {
         for directory in directories {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { continue }
-            // A configuration directory that exists but cannot be read would silently drop every notification in
-            // it: fail the whole load so that the previous schedule stays.
-            // Opening it is the test; listing it (10,000 names) is left to the search, which does it anyway.
+            // A directory that exists but cannot be read would silently drop every notification in it: fail the
+            // whole load so that the previous schedule stays. Opening it is the test; listing it (10,000 names) is
+            // left to the search, which does it anyway.
             guard isDirectory.boolValue, FileManager.default.isReadableFile(atPath: directory),
                 let stream = opendir(directory)
             else {
-                throw ScheduleLoadError("Cannot read configuration directory \(directory)")
+                throw ScheduleLoadError("Cannot read \(role) \(directory)")
             }
             closedir(stream)
         }
