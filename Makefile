@@ -22,8 +22,8 @@ BUILD_PACKAGES = libsystemd-dev pkg-config
 # systemd-container: systemd-nspawn boots a real systemd for the end-to-end test (Tests/E2E/systemd-e2e).
 TEST_PACKAGES = systemd systemd-container tzdata python3
 
-.PHONY: all build release e2e-binary run test check lint deps deps-build deps-test install install-systemd uninstall \
-	uninstall-systemd bench clean
+.PHONY: all build release e2e-binary run test check lint deps deps-build deps-test config-modes install install-systemd \
+	uninstall uninstall-systemd bench clean
 
 all: build
 
@@ -45,9 +45,14 @@ release: deps-build
 e2e-binary: deps-build
 	$(SWIFT) build -c release --static-swift-stdlib --product chimed $(SWIFT_FLAGS)
 
+# chimed refuses configuration and generators that its group or others can write; git keeps only the x bit, so
+# a checkout made with umask 002 needs this before the examples can be used.
+config-modes:
+	@chmod -R go-w config
+
 # The daemon in the foreground on the example configuration; deliveries appear as JSON lines on stdout.
 RUN_DIR = .build/chime-run
-run: build
+run: build config-modes
 	@.build/debug/chimed --check --config-dir=config
 	@echo "Starting chimed in the foreground (Ctrl-C stops it; 'kill -HUP' reloads):"
 	exec .build/debug/chimed --config-dir=config --runtime-dir=$(RUN_DIR)/runtime --state-dir=$(RUN_DIR)/state \
@@ -56,7 +61,7 @@ run: build
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests
 
-test: deps-test
+test: deps-test config-modes
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_FLAGS)
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory e2e-binary
@@ -68,12 +73,17 @@ bench: release
 	./bench/run
 
 install: release install-systemd
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/examples
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(DATADIR)/examples/generators.d
 	install -m 0755 .build/release/chimectl $(DESTDIR)$(BINDIR)/chimectl
 	install -m 0755 .build/release/chimed $(DESTDIR)$(BINDIR)/chimed
 	install -m 0644 man/chimectl.1 $(DESTDIR)$(MANDIR)/man1/chimectl.1
 	install -m 0644 man/chime.notification.5 $(DESTDIR)$(MANDIR)/man5/chime.notification.5
-	install -m 0644 config/*.notification $(DESTDIR)$(DATADIR)/examples/
+	install -m 0644 man/chimed.8 $(DESTDIR)$(MANDIR)/man8/chimed.8
+	install -m 0644 config/*.notification config/exams.csv $(DESTDIR)$(DATADIR)/examples/
+	install -m 0755 config/generators.d/* $(DESTDIR)$(DATADIR)/examples/generators.d/
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	.build/release/chimectl completion bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/chimectl
 
 # The units name chimed by its installed path; the catalog is indexed at once unless staged into a DESTDIR.
 install-systemd:
@@ -86,8 +96,10 @@ install-systemd:
 
 uninstall: uninstall-systemd
 	rm -f $(DESTDIR)$(BINDIR)/chimectl $(DESTDIR)$(BINDIR)/chimed
-	rm -f $(DESTDIR)$(MANDIR)/man1/chimectl.1 $(DESTDIR)$(MANDIR)/man5/chime.notification.5
+	rm -f $(DESTDIR)$(MANDIR)/man1/chimectl.1 $(DESTDIR)$(MANDIR)/man5/chime.notification.5 \
+		$(DESTDIR)$(MANDIR)/man8/chimed.8
 	rm -rf $(DESTDIR)$(DATADIR)
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/chimectl
 
 uninstall-systemd:
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/system/chimed.service $(DESTDIR)$(SYSTEMDDIR)/user/chimed.service

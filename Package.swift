@@ -24,11 +24,11 @@ let package = Package(
         // Configuration discovery, loading and the daemon's machinery.
         .target(name: "ChimeDaemon", dependencies: ["ChimeCore", "ChimeSystemd", "CChimeShims"]),
         // chimectl's commands, as a library so that tests can run them in-process.
-        .target(name: "ChimeControl", dependencies: ["ChimeCore", "ChimeDaemon"]),
+        .target(name: "ChimeControl", dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd"]),
         .executableTarget(name: "chimed", dependencies: ["ChimeDaemon"]),
         .executableTarget(name: "chimectl", dependencies: ["ChimeControl"]),
         // Not installed: runs the systemd wrappers in a process of their own for ChimeSystemdTests.
-        .executableTarget(name: "chime-systemd-probe", dependencies: ["ChimeDaemon", "ChimeSystemd"]),
+        .executableTarget(name: "chime-systemd-probe", dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd"]),
         // Test doubles and fixtures, imported only by tests.
         .target(name: "ChimeTestSupport", dependencies: ["ChimeCore", "ChimeDaemon"]),
         .testTarget(
@@ -42,7 +42,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ChimeControlTests",
-            dependencies: ["ChimeControl", "ChimeCore", "ChimeTestSupport"],
+            // ChimeDaemon: DocumentationTests compare chimed(8) with chimed's options and journal MESSAGE_IDs.
+            dependencies: ["ChimeControl", "ChimeCore", "ChimeDaemon", "ChimeTestSupport"],
             resources: [.copy("Snapshots")]
         ),
         .testTarget(

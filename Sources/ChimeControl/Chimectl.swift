@@ -3,8 +3,9 @@ import ChimeCore
 /// The `chimectl` program: picks the verb, parses its arguments, runs it, and maps failures to exit statuses.
 public enum Chimectl {
     static let commands: [any Command.Type] = [
-        ListCommand.self, NextCommand.self, StatusCommand.self, ReloadCommand.self, VerifyCommand.self,
-        CalendarCommand.self, TimestampCommand.self, TimespanCommand.self,
+        ListCommand.self, NextCommand.self, StatusCommand.self, AddCommand.self, CancelCommand.self,
+        DisableCommand.self, EnableCommand.self, FireCommand.self, ReloadCommand.self, HistoryCommand.self,
+        VerifyCommand.self, CalendarCommand.self, TimestampCommand.self, TimespanCommand.self, CompletionCommand.self,
     ]
 
     public static let version = "0.1.0"

@@ -66,7 +66,8 @@ struct InstanceView {
         guard isRunning, snapshot != nil else {
             throw CommandFailure(
                 "chimed is not running (no live process in \(options.pidPath)); start it with "
-                    + "'systemctl start chimed'\(options.instance == .user ? " --user" : "") or 'chimed'.")
+                    + (options.instance == .user ? "'systemctl --user start chimed'" : "'systemctl start chimed'")
+                    + " or 'chimed'.")
         }
     }
 }
@@ -248,22 +249,10 @@ struct ReloadCommand: Command {
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         let view = InstanceView(arguments, environment: context.environment)
         try view.requireRunning()
-        let before = view.snapshot?["rebuilds"] as? Int ?? 0
-        guard let pid = view.pid, kill(pid, SIGHUP) == 0 else {
-            throw CommandFailure("cannot signal chimed: \(String(cString: strerror(errno)))")
-        }
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if let snapshot = InstanceView.readSnapshot(view.options.snapshotPath),
-                let rebuilds = snapshot["rebuilds"] as? Int, rebuilds > before
-            {
-                let count = (snapshot["scheduled"] as? [Any])?.count ?? 0
-                context.output.line("Reloaded: \(count) scheduled.")
-                if let error = snapshot["last_error"] as? String { context.output.line("Last error: \(error)") }
-                return .success
-            }
-            usleep(20_000)
-        }
-        throw CommandFailure("chimed did not finish rebuilding within 10 s")
+        let snapshot = try view.rebuild()
+        let count = (snapshot["scheduled"] as? [Any])?.count ?? 0
+        context.output.line("Reloaded: \(count) scheduled.")
+        if let error = snapshot["last_error"] as? String { context.output.line("Last error: \(error)") }
+        return .success
     }
 }

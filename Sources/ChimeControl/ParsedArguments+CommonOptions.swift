@@ -11,11 +11,17 @@ extension ParsedArguments {
 
     /// `--base-time=TIMESTAMP` read in the local zone, or now.
     func baseTime(in context: CommandContext) throws(UsageError) -> Date {
-        guard let text = value("base-time") else { return context.now }
+        try timestamp("base-time", in: context) ?? context.now
+    }
+
+    /// The value of `--OPTION=TIMESTAMP` read as systemd reads a timestamp, in the local zone; `nil` when the option
+    /// is not given.
+    func timestamp(_ option: String, in context: CommandContext) throws(UsageError) -> Date? {
+        guard let text = value(option) else { return nil }
         do {
             return try Timestamp.parse(text, now: context.now, localZone: context.localZone, zones: context.zones)
         } catch {
-            throw UsageError("invalid --base-time '\(text)': \(error)")
+            throw UsageError("invalid --\(option) '\(text)': \(error)")
         }
     }
 }

@@ -46,20 +46,32 @@ public indirect enum JSONValue: Sendable, Equatable {
     /// Writes `value` as a JSON string: quotes, backslashes and control characters escaped, the rest as UTF-8.
     static func quote(_ value: String, into text: inout String) {
         text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                text.unicodeScalars.append(scalar)
+        // Everything that needs escaping is ASCII, so the runs between escapes start and end on scalar boundaries
+        // and can be appended whole: the snapshot quotes tens of thousands of strings before each READY=1.
+        let utf8 = value.utf8
+        var runStart = utf8.startIndex
+        var index = runStart
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                index = utf8.index(after: index)
+                continue
             }
+            text += value[runStart..<index]
+            switch byte {
+            case UInt8(ascii: "\""): text += "\\\""
+            case UInt8(ascii: "\\"): text += "\\\\"
+            case UInt8(ascii: "\n"): text += "\\n"
+            case UInt8(ascii: "\r"): text += "\\r"
+            case UInt8(ascii: "\t"): text += "\\t"
+            default:
+                let hex = String(byte, radix: 16)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
+            index = utf8.index(after: index)
+            runStart = index
         }
+        text += value[runStart..<utf8.endIndex]
         text += "\""
     }
 }

@@ -5,6 +5,9 @@ import Foundation
 public enum Chimed {
     public static let version = "0.1.0"
 
+    /// The backends this chimed can deliver to.
+    public static let knownBackends = ["journal", "stdout"]
+
     static let help = """
         Usage: chimed [OPTIONS]
 
@@ -13,9 +16,11 @@ public enum Chimed {
         (systemd Type=notify); see chimed(8).
 
         Options:
-          --config-dir=DIR      read notifications from DIR; repeatable, earlier wins (default: /etc/chime,
-                                /run/chime, /usr/lib/chime; with --user ~/.config/chime, $XDG_RUNTIME_DIR/chime)
-          --state-dir=DIR       keep state here (default /var/lib/chime, or ~/.local/state/chime)
+          --config-dir=DIR      read notifications and run generators.d/ from DIR; repeatable, earlier wins
+                                (default: /etc/chime, /run/chime, /usr/lib/chime; with --user ~/.config/chime,
+                                $XDG_RUNTIME_DIR/chime)
+          --state-dir=DIR       keep state here, and the notifications added with 'chimectl add' in DIR/added
+                                (default /var/lib/chime, or ~/.local/state/chime)
           --runtime-dir=DIR     write the PID file and schedule.json here (default /run/chime, or
                                 $XDG_RUNTIME_DIR/chime)
           --user                run as the calling user's instance
@@ -56,6 +61,10 @@ public enum Chimed {
             guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty }) else {
                 throw UsageError("invalid --deliver '\(deliver)'")
             }
+            if let unknown = names.first(where: { !knownBackends.contains($0) }) {
+                throw UsageError(
+                    "unknown backend '\(unknown)' in --deliver; known: \(knownBackends.joined(separator: ", "))")
+            }
             options.defaultBackends = names
         }
         return (options, parsed.has("check"))
@@ -65,7 +74,7 @@ public enum Chimed {
     /// Returns the exit status: 0 when no file had errors.
     public static func check(_ options: DaemonOptions, environment: [String: String], now: Date) -> Int32 {
         let zone = LocalZone.resolve(tz: environment["TZ"])
-        let loader = ScheduleLoader(sources: [NotificationDirectorySource(directories: options.configDirectories)])
+        let loader = ScheduleLoader(sources: Daemon.sources(options: options, environment: environment))
         let loaded: LoadedSchedule
         do {
             loaded = try loader.load(systemZone: zone)
@@ -93,6 +102,7 @@ public enum Chimed {
         }
         print(
             "Configuration: \(options.configDirectories.joined(separator: ", "))\n"
+                + "Added at run time: \(options.addedDirectory)\n"
                 + "\(loaded.notifications.count) notification(s) loaded, \(scheduled) scheduled, "
                 + "\(loaded.errorCount) error(s), \(loaded.problems.count - loaded.errorCount) warning(s).")
         for line in lines { print(line) }

@@ -28,6 +28,8 @@ public final class Daemon: @unchecked Sendable {
     private var rebuildPending = false
     private var rebuildCount = 0
     private var lastRebuild: Date?
+    /// When the load of the last finished rebuild began: `chimectl` waits for one that began after its request.
+    private var lastLoadStarted: Date?
     private var lastError: String?
     private var problems: [String] = []
     private var isStopping = false
@@ -38,7 +40,7 @@ public final class Daemon: @unchecked Sendable {
         self.options = options
         self.environment = environment
         self.log = log
-        loader = ScheduleLoader(sources: [NotificationDirectorySource(directories: options.configDirectories)])
+        loader = ScheduleLoader(sources: Self.sources(options: options, environment: environment))
         dispatcher = Dispatcher(
             backends: backends, defaultBackends: options.defaultBackends, clock: SystemWallClock(), log: log)
         scheduler = Scheduler(
@@ -46,6 +48,20 @@ public final class Daemon: @unchecked Sendable {
             store: FileHistoryStore(directory: options.stateDirectory))
         snapshot = SnapshotWriter(path: options.snapshotPath)
         scheduler.afterFire = { [weak self] in self?.scheduleChanged() }
+    }
+
+    /// Where notifications come from, in order of precedence for the same id: files, then generators, then the
+    /// requests of `chimectl add` (`DaemonOptions.addedDirectory`).
+    ///
+    /// Being last, a runtime request never shadows a file or a generator's notification: one with the same id is
+    /// dropped with a warning, as any later duplicate is. Drop-ins of the configuration directories do not apply
+    /// to runtime requests, which are whole files of their own.
+    public static func sources(options: DaemonOptions, environment: [String: String]) -> [any ScheduleSource] {
+        [
+            NotificationDirectorySource(directories: options.configDirectories),
+            GeneratorSource(directories: options.configDirectories, environment: environment),
+            NotificationDirectorySource(directories: [options.addedDirectory], role: "directory of runtime requests"),
+        ]
     }
 
     /// Starts everything and never returns: the process ends on SIGTERM/SIGINT (exit 0) or a fatal start-up error.
@@ -107,15 +123,20 @@ public final class Daemon: @unchecked Sendable {
         }
         let loader = self.loader
         let tz = environment["TZ"]
+        let clock = self.clock
         loadQueue.async {
+            let started = clock.now()
             let zone = LocalZone.resolve(tz: tz)
             let result = Result { () throws(ScheduleLoadError) in try loader.load(systemZone: zone) }
-            self.queue.async { self.finishRebuild(result, reason: reason) }
+            self.queue.async { self.finishRebuild(result, reason: reason, started: started) }
         }
     }
 
-    private func finishRebuild(_ result: Result<LoadedSchedule, ScheduleLoadError>, reason: String) {
+    private func finishRebuild(
+        _ result: Result<LoadedSchedule, ScheduleLoadError>, reason: String, started: Date
+    ) {
         isRebuilding = false
+        lastLoadStarted = started
         let first = rebuildCount == 0
         rebuildCount += 1
         switch result {
@@ -187,9 +208,9 @@ public final class Daemon: @unchecked Sendable {
     private func refreshSnapshot(waiting: Bool = false) {
         let status = scheduler.status()
         let facts = SnapshotWriter.Facts(
-            pid: getpid(), instance: options.instance, lastRebuild: lastRebuild, rebuilds: rebuildCount,
-            lastError: lastError, configDirectories: options.configDirectories, problems: problems,
-            defaultBackends: options.defaultBackends)
+            pid: getpid(), instance: options.instance, lastRebuild: lastRebuild, lastLoadStarted: lastLoadStarted,
+            rebuilds: rebuildCount, lastError: lastError, configDirectories: options.configDirectories,
+            problems: problems, defaultBackends: options.defaultBackends)
         snapshot.write(status: status, facts: facts, now: clock.now(), waiting: waiting)
     }
 

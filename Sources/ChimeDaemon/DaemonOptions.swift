@@ -47,4 +47,7 @@ public struct DaemonOptions: Sendable, Equatable {
     public var snapshotPath: String { runtimeDirectory + "/schedule.json" }
     /// The running daemon's process id, read by `chimectl reload`.
     public var pidPath: String { runtimeDirectory + "/chimed.pid" }
+    /// Where `chimectl add` stores notifications requested at run time, as `ID.notification` files: in the state
+    /// directory, so that they survive restarts and reboots (the runtime directory does not).
+    public var addedDirectory: String { stateDirectory + "/added" }
 }

@@ -33,8 +33,18 @@ public enum PrivateJournal {
     public static func run(_ script: String, arguments: [String] = []) throws -> Result {
         let directory = try TemporaryDirectory(prefix: "chime-journal")
         defer { directory.remove() }
-        let store = directory.url.appendingPathComponent("store").path
-        try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: false)
+        return try run(
+            script, arguments: arguments, keepingJournalIn: directory.url.appendingPathComponent("store").path)
+    }
+
+    /// As `run(_:arguments:)`, but leaves the journal in `store` (created if missing) for the caller to read: the
+    /// journal files are in `journalDirectory(in: store)`, for `sd_journal_open_directory` or
+    /// `journalctl --directory`.
+    public static func run(_ script: String, arguments: [String] = [], keepingJournalIn store: String) throws -> Result
+    {
+        let directory = try TemporaryDirectory(prefix: "chime-journal")
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
         let userScript = try directory.write("script.sh", script)
         let wrapper = try directory.write("journal.sh", wrapperScript)
         let output = try ProcessRunner.run(
@@ -42,12 +52,19 @@ public enum PrivateJournal {
         if output.status == startFailure {
             throw Failure(description: "systemd-journald did not start:\n\(output.standardError)")
         }
-        let read = try ProcessRunner.run(journalctl, ["--directory=\(store)/journal", "--output=json", "--no-pager"])
+        let read = try ProcessRunner.run(
+            journalctl, ["--directory=\(journalDirectory(in: store))", "--output=json", "--no-pager"])
         guard read.status == 0 else {
             throw Failure(description: "journalctl failed (\(read.status)):\n\(read.standardError)")
         }
         let entries = try read.standardOutput.split(separator: "\n").map { try JournalEntry(json: Data($0.utf8)) }
         return Result(output: output, entries: entries)
+    }
+
+    /// Where journald stored the journal of a run that kept it in `store`: it writes a volatile journal to
+    /// `/run/log/journal/MACHINE-ID/`, and `store` is bound over `/run/log`.
+    public static func journalDirectory(in store: String) -> String {
+        store + "/journal"
     }
 
     struct Failure: Error, CustomStringConvertible {

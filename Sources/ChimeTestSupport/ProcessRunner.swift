@@ -9,12 +9,15 @@ public enum ProcessRunner {
     }
 
     /// Runs `path` with `arguments`; `environment` entries are added to (and override) the test's environment.
+    /// `directory` is its working directory (by default the test's).
     public static func run(
-        _ path: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil
+        _ path: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
+        directory: String? = nil
     ) throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory, isDirectory: true) }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let outPipe = Pipe()
         let errPipe = Pipe()

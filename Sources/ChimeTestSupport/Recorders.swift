@@ -19,7 +19,8 @@ public final class RecordingDispatcher: DeliveryDispatching, @unchecked Sendable
         self.clock = clock
     }
 
-    public func dispatch(_ delivery: Delivery) {
+    public func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void) {
+        defer { finished() }
         let record = Record(
             id: delivery.notification.id, fireTime: delivery.fireTime, handedOffAt: clock.now(),
             missedCount: delivery.missedCount)

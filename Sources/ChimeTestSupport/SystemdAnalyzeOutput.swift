@@ -10,18 +10,23 @@ public enum SystemdAnalyzeOutput {
         public var elapsesInUTC: [Int64] = []
     }
 
-    /// Splits the output into one block per spec: systemd-analyze separates specs by an empty line and prints
-    /// nothing for a spec that fails, so the blocks line up with the specs asked for. Elapses are read from the
-    /// `(in UTC)` lines, or from the elapse lines themselves when the local zone is UTC (then there is no
-    /// `(in UTC)` line).
+    /// Splits the output into one block per spec: systemd-analyze writes a newline before every spec but the
+    /// first and nothing for a spec that fails (or whose elapse it cannot compute), and a block has no empty
+    /// lines, so each empty line starts the next spec's block and the blocks line up with the specs asked for
+    /// (a failing spec's block is empty). Elapses are read from the `(in UTC)` lines, or from the elapse lines
+    /// themselves when the local zone is UTC (then there is no `(in UTC)` line).
     public static func calendarBlocks(_ output: String) -> [CalendarBlock] {
-        var text = output
-        if text.hasSuffix("\n") { text.removeLast() }
-        return text.components(separatedBy: "\n\n").map { chunk in
+        var lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+        if lines.last == "" { lines.removeLast() }
+        var chunks: [[Substring]] = [[]]
+        for line in lines {
+            if line.isEmpty { chunks.append([]) } else { chunks[chunks.count - 1].append(line) }
+        }
+        return chunks.map { chunk in
             var block = CalendarBlock()
             var localLines: [String] = []
             var utcLines: [String] = []
-            for rawLine in chunk.split(separator: "\n") {
+            for rawLine in chunk {
                 let line = rawLine.trimmingCharacters(in: .whitespaces)
                 guard let colon = line.range(of: ": ") else { continue }
                 let key = line[..<colon.lowerBound]

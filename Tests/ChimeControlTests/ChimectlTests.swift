@@ -11,7 +11,7 @@ import Testing
     /// Mon 2026-11-30 09:00:00 UTC.
     static let now = Date(timeIntervalSince1970: 1_796_029_200)
 
-    struct Run {
+    struct Run: Sendable {
         let status: ExitCode
         let output: String
         let errors: String
@@ -114,10 +114,30 @@ import Testing
         #expect(good.errors.isEmpty)
     }
 
+    @Test func completionScriptKnowsEveryCommandAndIsValidBash() throws {
+        let run = Self.run(["completion", "bash"])
+        #expect(run.status == .success)
+        for command in Chimectl.commands { #expect(run.output.contains(" \(command.name)) options=\"")) }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let script = try directory.write("chimectl.bash", run.output)
+        let check = try ProcessRunner.run("/bin/bash", ["-n", script])
+        #expect(check.status == 0, "\(check.standardError)")
+        let completed = try ProcessRunner.run(
+            "/bin/bash",
+            [
+                "-c",
+                "source \(script); COMP_WORDS=(chimectl calendar --it); COMP_CWORD=2; _chimectl; echo ${COMPREPLY[@]}",
+            ])
+        #expect(completed.standardOutput == "--iterations=\n")
+        #expect(Self.run(["completion", "zsh"]).status == .usage)
+    }
+
     /// Help texts are part of the interface: any change shows up here and in the snapshot files.
     @Test(arguments: [
         "--help", "calendar --help", "timestamp --help", "timespan --help", "verify --help", "list --help",
-        "next --help", "status --help", "reload --help",
+        "next --help", "status --help", "reload --help", "add --help", "cancel --help", "disable --help",
+        "enable --help", "fire --help", "history --help", "completion --help",
     ])
     func helpSnapshots(invocation: String) throws {
         let run = Self.run(invocation.split(separator: " ").map(String.init))

@@ -3,10 +3,11 @@ import Testing
 
 @testable import ChimeControl
 @testable import ChimeCore
+@testable import ChimeDaemon
 
-/// Keeps README.md and the man pages in step with the code: every `chimectl` command and option, and every key of a
-/// notification file, must be documented, and the documentation may not describe commands, options or keys that do
-/// not exist.
+/// Keeps README.md and the man pages in step with the code: every `chimectl` command and option, every `chimed` option
+/// and journal event, and every key of a notification file, must be documented, and the documentation may not
+/// describe commands, options, events or keys that do not exist.
 @Suite struct DocumentationTests {
     /// The repository, found from this file's path so that the checks read the working tree, not a copied resource.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -80,10 +81,92 @@ import Testing
         #expect(documented.sorted() == NotificationLoader.knownKeys.values.flatMap { $0 }.sorted())
     }
 
-    @Test(arguments: ["man/chimectl.1", "man/chime.notification.5"])
+    /// `--name` for each option chimed accepts, `--help` included.
+    static var chimedOptions: Set<String> {
+        Set(Chimed.grammar.valued.map { "--" + $0 } + Chimed.grammar.flags.map { "--" + $0 })
+    }
+
+    @Test func everyChimedOptionHasAnEntryInChimed8() throws {
+        let page = try ManPage(Self.read("man/chimed.8"))
+        let tags = try #require(page.section("OPTIONS"), "chimed.8 has no OPTIONS section").tags
+        var documented = Set<String>()
+        for part in tags.flatMap({ $0.text.components(separatedBy: ", ") }) where part.hasPrefix("--") {
+            documented.insert(String(part.prefix { $0 != "=" && $0 != " " }))
+        }
+        #expect(documented.sorted() == Self.chimedOptions.sorted())
+    }
+
+    @Test func chimedHelpListsEveryOption() {
+        // Option lines of the help start with two spaces, then "--name" or "-h, --name".
+        var listed = Set<String>()
+        for line in Chimed.help.split(separator: "\n") where line.hasPrefix("  -") {
+            for word in line.split(separator: " ") where word.hasPrefix("--") {
+                listed.insert(String(word.prefix { $0 != "=" && $0 != "," }))
+            }
+        }
+        #expect(listed.sorted() == Self.chimedOptions.sorted())
+    }
+
+    @Test func everyEventKindHasAnEntryInChimed8WithItsMessageID() throws {
+        let roff = try Self.read("man/chimed.8")
+        for kind in DaemonEvent.Kind.allCases {
+            #expect(roff.contains(kind.messageID), "chimed.8 lacks the MESSAGE_ID of '\(kind.rawValue)'")
+        }
+        // The entries of the event list read "KIND (MESSAGE_ID=ID)", and there is one for each kind, no more.
+        let page = try ManPage(roff)
+        let tags = try #require(page.section("JOURNAL"), "chimed.8 has no JOURNAL section").tags
+        var documented: [String: String] = [:]
+        for tag in tags {
+            guard let range = tag.text.range(of: "MESSAGE_ID=") else { continue }
+            let id = String(tag.text[range.upperBound...].prefix { $0.isHexDigit })
+            #expect(documented.updateValue(id, forKey: tag.firstWord) == nil, "chimed.8: '\(tag.firstWord)' twice")
+        }
+        let expected = Dictionary(uniqueKeysWithValues: DaemonEvent.Kind.allCases.map { ($0.rawValue, $0.messageID) })
+        #expect(documented == expected)
+    }
+
+    @Test(arguments: ["man/chimectl.1", "man/chime.notification.5", "man/chimed.8"])
     func manPageNamesTheCurrentVersion(path: String) throws {
         let page = try ManPage(Self.read(path))
         #expect(page.header.contains("\"chime \(Chimectl.version)\""), "\(path): \(page.header)")
+        #expect(Chimed.version == Chimectl.version)
+    }
+
+    /// The recipe of a Makefile target: the lines after "TARGET:" up to the first empty line.
+    static func recipe(of target: String, in makefile: String) -> String {
+        guard let start = makefile.range(of: "\n\(target):") else { return "" }
+        let rest = makefile[start.upperBound...]
+        return String(rest[..<(rest.range(of: "\n\n")?.lowerBound ?? rest.endIndex)])
+    }
+
+    @Test func makeInstallsAndUninstallsEveryManPage() throws {
+        let makefile = try Self.read("Makefile")
+        let install = Self.recipe(of: "install", in: makefile)
+        let uninstall = Self.recipe(of: "uninstall", in: makefile)
+        let pages = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("man").path)
+            .filter { $0.last?.isNumber == true }
+        #expect(pages.sorted() == ["chime.notification.5", "chimectl.1", "chimed.8"])
+        for page in pages {
+            let installed = "$(DESTDIR)$(MANDIR)/man\(page.last!)/\(page)"
+            #expect(install.contains("install -m 0644 man/\(page) \(installed)"), "make install leaves out \(page)")
+            #expect(uninstall.contains(installed), "make uninstall leaves \(page) behind")
+        }
+    }
+
+    @Test func readmeStartsWithExactlyTwoCommands() throws {
+        // Everything before the first section heading: the first screen of the README.
+        let readme = try Self.read("README.md")
+        let firstScreen = readme.components(separatedBy: "\n## ").first ?? ""
+        var commands: [String] = []
+        var inBlock = false
+        for line in firstScreen.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") {
+                inBlock.toggle()
+            } else if inBlock {
+                commands.append(String(line))
+            }
+        }
+        #expect(commands == ["make run", "make test"])
     }
 
     @Test func readmeCommandsAreMakeTargets() throws {

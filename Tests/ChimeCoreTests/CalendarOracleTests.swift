@@ -153,6 +153,17 @@ import Testing
         #expect(compared >= 300)
     }
 
+    /// Specs systemd-analyze fails on, first or in between, leave empty blocks in their places.
+    @Test func calendarBlocksLineUpWithTheSpecs() throws {
+        // What `systemd-analyze calendar --iterations=0 xx daily yy yy hourly zz` prints.
+        let output =
+            "\n  Original form: daily\nNormalized form: *-*-* 00:00:00\n\n\n\n  Original form: hourly\n"
+            + "Normalized form: *-*-* *:00:00\n\n"
+        let blocks = SystemdAnalyzeOutput.calendarBlocks(output)
+        #expect(blocks.map(\.normalized) == ["", "*-*-* 00:00:00", "", "", "*-*-* *:00:00", ""])
+        #expect(SystemdAnalyzeOutput.calendarBlocks("").map(\.normalized) == [""])
+    }
+
     static func epochText(_ microseconds: Int64) -> String {
         let fraction = microseconds % 1_000_000
         guard fraction != 0 else { return String(microseconds / 1_000_000) }

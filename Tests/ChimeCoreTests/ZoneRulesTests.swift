@@ -9,6 +9,7 @@ import Testing
     static let zones = [
         "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Tokyo", "Asia/Kolkata", "UTC",
         "America/Sao_Paulo", "Pacific/Chatham", "Europe/Dublin", "Africa/Casablanca", "America/St_Johns",
+        "right/UTC", "right/Europe/Berlin",
     ]
 
     /// Runs `body` with the process's `TZ` set to `zone` (glibc's functions read it).
@@ -32,6 +33,9 @@ import Testing
             for transition in rules.transitions where transition < 4_733_510_400 {
                 instants += [transition - 1, transition, transition + 1]
             }
+            for leap in rules.leapSeconds {
+                instants += [leap.instant - 1, leap.instant, leap.instant + 1]
+            }
             var mismatches: [String] = []
             for instant in instants {
                 var t = time_t(instant)
@@ -51,41 +55,62 @@ import Testing
         }
     }
 
-    @Test(arguments: zones)
+    @Test(arguments: zones + ["Pacific/Kiritimati", "America/Argentina/Catamarca", "Asia/Colombo", "Pacific/Apia"])
     func makeTimeMatchesGlibc(zone: String) throws {
         let rules = try ZoneDatabase.system.rules(named: zone)
         withProcessZone(zone) {
             var mismatches: [String] = []
+            // glibc remembers the offset of its last successful conversion process-wide; start both from the same.
             var hint = 0
-            // Each half hour of the days around each transition, with each isDST request, in a chained order so
-            // glibc's remembered offset and ours evolve alike.
-            // From 1990 on: glibc resolves the odd historical gaps between two standard times (Casablanca 1984,
-            // Lord Howe 1981) by the offset it last used, which no pure function can mirror.
-            for transition in rules.transitions where transition > 631_152_000 && transition < 2_524_608_000 {
+            var first = rules.localTime(at: 0)
+            _ = rules.makeTime(&first, offsetHint: &hint)
+            var primer = tm()
+            var epoch = time_t(0)
+            localtime_r(&epoch, &primer)
+            _ = mktime(&primer)
+            // Each quarter hour of the hours around each transition, with each isDST request, in a chained order
+            // so that glibc's remembered offset and ours evolve alike: gaps between two standard times (Kiritimati
+            // 1979, Catamarca 2004), repeated hours of one flavour (Colombo 1996), skipped days (Apia 2011).
+            // Around leap seconds, each second, with the wall time shifted by -1...1 seconds (so 23:59:60 too).
+            var points: [(instant: Int64, shift: Int)] = []
+            for transition in rules.transitions where transition < 2_524_608_000 {
                 for step in stride(from: Int64(-3 * 3_600), through: 3 * 3_600, by: 900) {
-                    // An explicit flavour is only compared in years where the zone still observes DST both ways.
-                    let flavours = transition < 2_000_000_000 ? [-1, 0, 1] : [-1]
-                    for isDST in flavours {
-                        let base = rules.localTime(at: transition + step)
-                        var wanted = LocalDateTime(
-                            year: base.year, month: base.month, day: base.day, hour: base.hour, minute: base.minute,
-                            second: base.second, isDST: isDST)
-                        // Shift the wall time by half an hour so that gap and repeated times are asked for.
-                        wanted.minute += 30
-                        var c = tm()
-                        c.tm_year = Int32(wanted.year - 1900)
-                        c.tm_mon = Int32(wanted.month - 1)
-                        c.tm_mday = Int32(wanted.day)
-                        c.tm_hour = Int32(wanted.hour)
-                        c.tm_min = Int32(wanted.minute)
-                        c.tm_sec = Int32(wanted.second)
-                        c.tm_isdst = Int32(isDST)
-                        let expected = Int64(mktime(&c))
-                        let got = rules.makeTime(&wanted, offsetHint: &hint)
-                        // glibc gives up (-1) on some historical flavour requests; those have no reference.
-                        if expected != -1 && got != expected && mismatches.count < 5 {
-                            mismatches.append("\(wanted) isDST \(isDST): \(got) vs \(expected)")
-                        }
+                    points.append((transition + step, 30 * 60))
+                }
+            }
+            for leap in rules.leapSeconds {
+                for step in Int64(-2)...2 {
+                    points += [(leap.instant + step, -1), (leap.instant + step, 0), (leap.instant + step, 1)]
+                }
+            }
+            for (instant, shift) in points {
+                for isDST in [-1, 0, 1] {
+                    let base = rules.localTime(at: instant)
+                    var wanted = LocalDateTime(
+                        year: base.year, month: base.month, day: base.day, hour: base.hour, minute: base.minute,
+                        second: base.second + shift, isDST: isDST)
+                    var c = tm()
+                    c.tm_year = Int32(wanted.year - 1900)
+                    c.tm_mon = Int32(wanted.month - 1)
+                    c.tm_mday = Int32(wanted.day)
+                    c.tm_hour = Int32(wanted.hour)
+                    c.tm_min = Int32(wanted.minute)
+                    c.tm_sec = Int32(wanted.second)
+                    c.tm_isdst = Int32(isDST)
+                    errno = 0
+                    let result = mktime(&c)
+                    // mktime fails with -1 and EOVERFLOW (a valid -1 leaves errno alone).
+                    let expected = result == -1 && errno != 0 ? nil : Int64(result)
+                    let asked = wanted
+                    let got = rules.makeTime(&wanted, offsetHint: &hint)
+                    let sameFields =
+                        got == nil
+                        || (wanted.day == Int(c.tm_mday) && wanted.hour == Int(c.tm_hour)
+                            && wanted.minute == Int(c.tm_min) && wanted.second == Int(c.tm_sec)
+                            && wanted.isDST == Int(c.tm_isdst) && wanted.utcOffset == c.tm_gmtoff)
+                    if (got != expected || !sameFields) && mismatches.count < 5 {
+                        let mine = got.map(String.init) ?? "fails"
+                        mismatches.append("\(asked): \(mine) vs \(expected.map(String.init) ?? "fails")")
                     }
                 }
             }
@@ -104,14 +129,17 @@ import Testing
         #expect(rules.daylightAbbreviation == names.1)
     }
 
-    @Test func abbreviationsFollowTheRule() throws {
-        let berlin = try ZoneDatabase.system.rules(named: "Europe/Berlin")
-        #expect(berlin.standardAbbreviation == "CET")
-        #expect(berlin.daylightAbbreviation == "CEST")
-        let tokyo = try ZoneDatabase.system.rules(named: "Asia/Tokyo")
-        // glibc's tzname[1] for Tokyo comes from its DST of 1948–1951.
-        #expect(tokyo.standardAbbreviation == "JST")
-        #expect(tokyo.daylightAbbreviation == "JDT")
+    /// `tzname` as a fresh process sees it after `tzset(3)`: the latest name of each flavour in the transition
+    /// table, even where that flavour has not been used for decades (values printed by glibc 2.36).
+    @Test(arguments: [
+        ("Europe/Berlin", "CET", "CEST"), ("America/New_York", "EST", "EDT"), ("Australia/Lord_Howe", "+1030", "+11"),
+        ("Asia/Tokyo", "JST", "JDT"), ("Asia/Kolkata", "IST", "+0630"), ("Africa/Casablanca", "+01", "+00"),
+        ("Europe/Dublin", "IST", "GMT"), ("UTC", "UTC", "UTC"), ("Etc/GMT+5", "-05", "-05"),
+    ])
+    func abbreviationsAreTzname(zone: String, standard: String, daylight: String) throws {
+        let rules = try ZoneDatabase.system.rules(named: zone)
+        #expect(rules.standardAbbreviation == standard)
+        #expect(rules.daylightAbbreviation == daylight)
         #expect(ZoneRules.utc.daylightAbbreviation == "UTC")
     }
 

@@ -94,12 +94,69 @@ import Testing
         #expect(delivered == (1...5).map { Self.date("2026-11-02 0\($0):00 UTC") })
     }
 
+    /// A dispatcher whose deliveries never finish, as when the process dies during them.
+    final class StuckDispatcher: DeliveryDispatching, @unchecked Sendable {
+        func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void) {}
+    }
+
+    @Test func whatWasInFlightAtACrashIsDeliveredAgainAndNothingElse() {
+        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let store = MemoryHistoryStore()
+        let files = [("hourly", "[Trigger]\nOnCalendar=hourly\n")]
+        do {
+            // 01:00 finishes; 02:00 is handed off and the process dies before it finishes.
+            let (scheduler, _, _) = Self.restart(clock, store: store)
+            scheduler.install(SchedulerTests.schedule(files))
+            clock.advance(to: Self.date("2026-11-02 01:00 UTC"))
+        }
+        do {
+            let scheduler = Scheduler(
+                clock: clock, timer: clock.makeTimer(), dispatcher: StuckDispatcher(), log: RecordingEventLog(),
+                store: store)
+            scheduler.install(SchedulerTests.schedule(files))
+            clock.advance(to: Self.date("2026-11-02 02:00 UTC"))
+            #expect(store.deliveriesInFlight.map(\.fireTime) == [Self.date("2026-11-02 02:00 UTC")])
+        }
+        clock.jump(to: Self.date("2026-11-02 02:00:05 UTC"))
+        let (scheduler, dispatcher, log) = Self.restart(clock, store: store)
+        scheduler.install(SchedulerTests.schedule(files))
+        #expect(dispatcher.records.map(\.fireTime) == [Self.date("2026-11-02 02:00 UTC")])
+        #expect(log.events(.deliveryFailed).count == 1)
+        #expect(store.deliveriesInFlight.isEmpty)
+        clock.advance(to: Self.date("2026-11-02 03:00 UTC"))
+        #expect(dispatcher.records.map(\.fireTime).last == Self.date("2026-11-02 03:00 UTC"))
+        #expect(dispatcher.records.count == 2)
+    }
+
+    @Test func fileStoreKeepsInFlightDeliveriesUntilFinished() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-state")
+        defer { directory.remove() }
+        let store = FileHistoryStore(directory: directory.path)
+        store.recordFirstSeen("a", at: Self.date("2026-11-02 00:00 UTC"))
+        store.recordOccurrence("a", at: Self.date("2026-11-02 01:00 UTC"), missed: 0)
+        store.recordOccurrence("a", at: Self.date("2026-11-02 02:00 UTC"), missed: 3)
+        try store.flush()
+        store.recordFinished("a", at: Self.date("2026-11-02 01:00 UTC"))
+        let reopened = FileHistoryStore(directory: directory.path)
+        _ = reopened.load()
+        #expect(
+            reopened.interrupted() == [
+                InterruptedDelivery(id: "a", fireTime: Self.date("2026-11-02 02:00 UTC"), missed: 3)
+            ])
+        // Compaction keeps it in the snapshot.
+        try reopened.compact(reopened.load().histories)
+        let again = FileHistoryStore(directory: directory.path)
+        _ = again.load()
+        #expect(again.interrupted().map(\.missed) == [3])
+    }
+
     @Test func fileStoreKeepsHistoriesAcrossInstances() throws {
         let directory = try TemporaryDirectory(prefix: "chime-state")
         defer { directory.remove() }
         let first = FileHistoryStore(directory: directory.path)
         first.recordFirstSeen("a", at: Self.date("2026-11-02 00:00 UTC"))
-        first.recordOccurrence("a", at: Self.date("2026-11-02 01:00 UTC"))
+        first.recordOccurrence("a", at: Self.date("2026-11-02 01:00 UTC"), missed: 0)
+        first.recordFinished("a", at: Self.date("2026-11-02 01:00 UTC"))
         try first.flush()
         // No compaction: the journal alone must bring it back.
         let (histories, problems) = FileHistoryStore(directory: directory.path).load()

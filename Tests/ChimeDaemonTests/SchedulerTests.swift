@@ -138,6 +138,25 @@ import Testing
         #expect(harness.log.events(.skippedPast).count == 1)
     }
 
+    @Test func aReloadNeverFiresAPastDateOfAnEditedOrReaddedNotification() {
+        let harness = Harness(start: "2026-11-02 00:00 UTC")
+        let hourly = ("kept", "[Trigger]\nOnCalendar=*-*-* 00/6:00\nPersistent=yes\n")
+        harness.scheduler.install(Self.schedule([hourly]))
+        // Removed at 01:00 UTC, added back at 13:30: 06:00 and 12:00 (Berlin) are not caught up.
+        harness.clock.advance(to: Self.date("2026-11-02 01:00 UTC"))
+        harness.scheduler.install(Self.schedule([]))
+        harness.clock.advance(to: Self.date("2026-11-02 13:30 UTC"))
+        harness.scheduler.install(Self.schedule([hourly]))
+        // Edited at 14:00 to add a one-shot at 13:45, between the last processing and now: not fired either.
+        harness.clock.advance(to: Self.date("2026-11-02 14:00 UTC"))
+        harness.scheduler.install(
+            Self.schedule([("kept", "[Trigger]\nOnCalendar=*-*-* 00/6:00\nAt=2026-11-02 13:45 UTC\nPersistent=yes\n")]))
+        harness.clock.advance(to: Self.date("2026-11-02 18:00 UTC"))
+        #expect(harness.delivered == ["kept@2026-11-02T17:00:00Z"])  // 18:00 in Berlin
+        #expect(harness.dispatcher.records.allSatisfy { $0.missedCount == 0 })
+        #expect(harness.log.events(.skippedPast).count == 1)
+    }
+
     @Test func removingAFileStopsIt() {
         let harness = Harness(start: "2026-10-20 00:00 UTC")
         harness.scheduler.install(Self.schedule([("night", "[Trigger]\nOnCalendar=*-*-* 02:30\n")]))

@@ -187,6 +187,12 @@ import Testing
         #expect(try ProcessRunner.run(chimed, ["--bogus"]).status == 64)
     }
 
+    static func date(iso: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: iso)
+    }
+
     static func epochSeconds(_ iso: String) -> Int? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

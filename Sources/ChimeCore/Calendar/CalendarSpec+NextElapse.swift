@@ -35,6 +35,35 @@ extension CalendarSpec {
             return after
         }
     }
+
+    /// The answer where systemd's search goes astray across a DST change: the next wall time the spec matches,
+    /// found as systemd finds it where there is no DST, read in `rules`. A wall time that does not exist is
+    /// skipped; one that occurs twice elapses at its first occurrence after `instant`.
+    func plainElapse(after instant: Int64, in rules: ZoneRules) -> Int64? {
+        let (seconds, microsecond) = CivilTime.floorDivide64(instant, 1_000_000)
+        var wall = rules.localTime(at: seconds).localSeconds * 1_000_000 + microsecond
+        var wallClock = ElapseSearch(spec: self, zone: .utc, requestedDST: -1)
+        // Each round moves past one gap or one repeated wall time: a handful in any real zone.
+        for _ in 0..<1_000 {
+            let (from, fraction) = CivilTime.floorDivide64(wall + 1, 1_000_000)
+            let outcome = wallClock.run(
+                from: ZoneRules.utc.localFields(at: from).fields, microsecond: Int(fraction),
+                repairingStaleFlavour: false)
+            guard case .found(let next) = outcome else { return nil }
+            let (nextSeconds, nextMicrosecond) = CivilTime.floorDivide64(next, 1_000_000)
+            let instants = rules.instants(atWallTime: nextSeconds)
+            if let found = instants.first(where: { $0 * 1_000_000 + nextMicrosecond > instant }) {
+                return found * 1_000_000 + nextMicrosecond
+            }
+            // Not after the base, or skipped: go on from there, or from the end of the gap.
+            if instants.isEmpty, let end = rules.wallTimeEndingGap(containing: nextSeconds) {
+                wall = end * 1_000_000 - 1
+            } else {
+                wall = next
+            }
+        }
+        return nil
+    }
 }
 
 /// One run of the field-by-field search for the next elapse.
@@ -51,47 +80,68 @@ struct ElapseSearch {
 
     let spec: CalendarSpec
     let zone: ZoneRules
-    /// The zone's only UTC offset, if it never changes, and its DST flag (as `tm_isdst`).
-    let fixedOffset: Int?
-    let fixedIsDST: Int
     let requestedDST: Int
+    /// Whether the spec is read in the local zone, which systemd's process converts in repeatedly (and so
+    /// remembers offsets across elapses), rather than in UTC or a named zone.
+    let iteratesLocally: Bool
+    /// The zone's only UTC offset and DST flag, if it has one offset and no leap seconds.
+    let plainFixedOffset: Int?
+    let plainFixedIsDST: Int
     var offsetHint = 0
 
     /// systemd gives up after this many rounds; so does the faithful run.
     static let iterationLimit = 1_000
 
-    init(spec: CalendarSpec, zone: ZoneRules, requestedDST: Int) {
+    init(spec: CalendarSpec, zone: ZoneRules, requestedDST: Int, iteratesLocally: Bool = false) {
         self.spec = spec
         self.zone = zone
-        self.fixedOffset = zone.isFixedOffset ? zone.utcOffset(at: 0) : nil
-        self.fixedIsDST = zone.types[zone.typeIndex(at: 0)].isDST ? 1 : 0
         self.requestedDST = requestedDST
+        self.iteratesLocally = iteratesLocally
+        let plain = zone.isFixedOffset && zone.leapSeconds.isEmpty
+        plainFixedOffset = plain ? zone.utcOffset(at: 0) : nil
+        plainFixedIsDST = zone.types[zone.typeIndex(at: 0)].isDST ? 1 : 0
     }
 
     /// The search for `spec`'s elapses, its wall-clock fields read in UTC, the zone it names, or `localZone`.
     init(spec: CalendarSpec, localZone: ZoneRules) {
         switch spec.zone {
-        case .utc: self.init(spec: spec, zone: .utc, requestedDST: -1)
-        case .named: self.init(spec: spec, zone: spec.namedZoneRules ?? .utc, requestedDST: -1)
-        case .local(let isDST, _): self.init(spec: spec, zone: localZone, requestedDST: isDST)
+        case .utc:
+            // systemd converts with gmtime/timegm in a process whose zone is the one the spec names (an `@EPOCH`
+            // spec may name one) or the local one; they count that zone's leap seconds.
+            self.init(spec: spec, zone: (spec.namedZoneRules ?? localZone).universalTime, requestedDST: -1)
+        case .named:
+            self.init(spec: spec, zone: spec.namedZoneRules ?? .utc, requestedDST: -1)
+        case .local(let isDST, _):
+            self.init(spec: spec, zone: localZone, requestedDST: isDST, iteratesLocally: true)
         }
     }
 
     /// The first elapse strictly after `instant` (microseconds since the epoch), as
-    /// `CalendarSpec.nextElapse(afterMicroseconds:localZone:)` answers. Each call starts without a remembered offset.
+    /// `CalendarSpec.nextElapse(afterMicroseconds:localZone:)` answers.
     mutating func nextElapse(after instant: Int64) -> Int64? {
         // systemd refuses instants it could not print (after 9999-12-31).
         guard instant < 253_402_300_800_000_000 else { return nil }
         let start = instant + 1
         let (seconds, microsecond) = CivilTime.floorDivide64(start, 1_000_000)
         let from = zone.localFields(at: seconds).fields
-        offsetHint = 0
+        // Where a wall time occurs twice with the same DST flag (Moscow's 01:00..02:00 on 2014-10-26), mktime picks
+        // the occurrence nearer the offset its previous conversion left. When systemd iterates, that is the offset
+        // of the previous elapse, which is the base, so it stays in the base's occurrence; asked afresh, it has
+        // converted nothing yet. (A named zone is computed in a forked child, which never has.)
+        let (baseSeconds, baseMicrosecond) = CivilTime.floorDivide64(instant, 1_000_000)
+        if iteratesLocally && isElapse(zone.localFields(at: baseSeconds).fields, microsecond: Int(baseMicrosecond)) {
+            offsetHint = Int(from.localSeconds - seconds)
+        } else {
+            offsetHint = 0
+        }
         switch run(from: from, microsecond: Int(microsecond), repairingStaleFlavour: false) {
         case .found(let next) where next > instant: return next
         case .never: return nil
         case .found, .exhausted:
             // systemd would give up ("Infinite loop in calendar calculation") or answer with a time that is not
-            // after the base; search again without the DST flag that leads it astray.
+            // after the base.
+            guard requestedDST >= 0 else { return spec.plainElapse(after: instant, in: zone) }
+            // With a flavour asked for (CET, EDT), search again without the DST flag that leads systemd astray.
             offsetHint = 0
             let repaired = run(from: from, microsecond: Int(microsecond), repairingStaleFlavour: true)
             if case .found(let next) = repaired, next > instant { return next }
@@ -99,18 +149,20 @@ struct ElapseSearch {
         }
     }
 
+    /// `nil` where `mktime` fails; `time` is then unchanged, and each caller reacts as systemd does. systemd tests
+    /// `mktime(...) < 0`, so where it checks, an instant before 1970 counts as a failure too.
     @inline(__always)
-    private mutating func normalize(_ time: inout LocalDateTime.Fields) -> Int64 {
+    private mutating func normalize(_ time: inout LocalDateTime.Fields) -> Int64? {
         // What `ZoneRules.makeTime` does in a zone with one offset for fields in range, without its general setup.
-        if let fixedOffset, time.isInRange {
+        if let plainFixedOffset, time.isInRange, time.isDST < 0 || time.isDST == plainFixedIsDST {
             let local = time.localSeconds
             time.weekday = CivilTime.weekday(days: Int(CivilTime.floorDivide64(local, 86_400).quotient))
-            time.isDST = fixedIsDST
-            time.utcOffset = fixedOffset
-            offsetHint = fixedOffset
-            return local - Int64(fixedOffset)
+            time.isDST = plainFixedIsDST
+            time.utcOffset = plainFixedOffset
+            offsetHint = plainFixedOffset
+            return local - Int64(plainFixedOffset)
         }
-        return zone.makeTime(&time, offsetHint: &offsetHint).instant
+        return zone.makeTime(&time, offsetHint: &offsetHint)
     }
 
     /// Searches from wall time `time` (plus `microsecond`). With `repairingStaleFlavour`, the DST flag a
@@ -125,6 +177,7 @@ struct ElapseSearch {
         let limit = repairingStaleFlavour ? Self.iterationLimit * 10 : Self.iterationLimit
         for round in 0..<limit {
             if repairingStaleFlavour && round > 0 && !keepFlavour { c.isDST = requestedDST }
+            // Where glibc cannot convert the fields, systemd carries on with them as they are.
             _ = normalize(&c)
             if !keepFlavour { c.isDST = requestedDST }
 
@@ -214,7 +267,8 @@ struct ElapseSearch {
                 c.hour += 1
                 continue
             }
-            let seconds = normalize(&c)
+            // systemd reports an error if this conversion fails; like an endless search, that is worth a repair.
+            guard let seconds = normalize(&c), seconds >= 0 else { return .exhausted }
             return .found(seconds * 1_000_000 + Int64(usec))
         }
         return .exhausted
@@ -258,11 +312,16 @@ struct ElapseSearch {
         // Fields in range, far from any transition, read with the remembered offset: normalising would change
         // nothing (and leave the remembered offset as it is).
         if time.isInRange {
-            if let fixedOffset {
-                offsetHint = fixedOffset
-                return 1
-            }
-            if zone.uniqueInstant(forLocal: time.localSeconds, offset: offsetHint, isDST: time.isDST) != nil {
+            if let plainFixedOffset {
+                if time.isDST < 0 || time.isDST == plainFixedIsDST {
+                    if time.localSeconds - Int64(plainFixedOffset) >= 0 {
+                        offsetHint = plainFixedOffset
+                        return 1
+                    }
+                }
+            } else if let (instant, _) = zone.uniqueInstant(
+                forLocal: time.localSeconds, offset: offsetHint, isDST: time.isDST), instant >= 0
+            {
                 return 1
             }
         }
@@ -273,7 +332,9 @@ struct ElapseSearch {
     @inline(never)
     private mutating func withinBoundsNormalizing(_ time: inout LocalDateTime.Fields) -> Int {
         var t = time
-        _ = normalize(&t)
+        // A time glibc cannot convert counts as going backwards: the search moves on to the next larger unit.
+        // So does one before 1970, which systemd cannot tell from a failure.
+        guard let instant = normalize(&t), instant >= 0 else { return -1 }
         var order: Int
         if t.year != time.year {
             order = t.year < time.year ? -1 : 1
@@ -301,10 +362,24 @@ struct ElapseSearch {
         return 1
     }
 
+    /// Whether the spec elapses at wall time `time` plus `microsecond` (which must be normalised).
+    mutating func isElapse(_ time: LocalDateTime.Fields, microsecond: Int) -> Bool {
+        var c = time
+        func matches(_ components: [CalendarSpec.Component]?, _ value: Int, endOfMonth: Bool = false) -> Bool {
+            var value = value
+            return match(components, &value, in: c, endOfMonth: endOfMonth) == 0
+        }
+        c.isDST = requestedDST
+        return matches(spec.year, c.year) && matches(spec.month, c.month)
+            && matches(spec.day, c.day, endOfMonth: spec.endOfMonth) && matchesWeekday(c)
+            && matches(spec.hour, c.hour) && matches(spec.minute, c.minute)
+            && matches(spec.microsecond, c.second * CalendarSpec.microsecondsPerSecond + microsecond)
+    }
+
     private mutating func matchesWeekday(_ time: LocalDateTime.Fields) -> Bool {
         guard spec.weekdays != CalendarSpec.allWeekdays else { return true }
         var t = time
-        _ = normalize(&t)
+        guard let instant = normalize(&t), instant >= 0 else { return false }
         let mondayBased = t.weekday == 0 ? 6 : t.weekday - 1
         return spec.weekdays & (1 << mondayBased) != 0
     }
@@ -318,22 +393,21 @@ struct ElapseSearch {
         // Where normalising would only carry the fields over (as in `ZoneRules.makeTime`), the day is plain
         // calendar arithmetic; the remembered offset is updated as normalising would. (Within a month of the end,
         // the normalised date cannot land in another year's month of the same number.)
-        if fromEnd >= -1 && fromEnd <= 31 && time.month >= 1 && time.month <= 12 && time.hour >= 0 && time.hour < 24
-            && time.minute >= 0
-            && time.minute < 60 && time.second >= 0 && time.second < 60
+        if fromEnd >= -1 && fromEnd <= 31 && time.month >= 1 && time.month <= 12 && time.hour >= 0
+            && time.hour < 24 && time.minute >= 0 && time.minute < 60 && time.second >= 0 && time.second < 60
         {
             let length = CivilTime.daysInMonth(year: time.year, month: time.month)
             let day = length + 1 - fromEnd
             let result = day >= 1 && day <= length ? day : -1
-            if let fixedOffset {
-                offsetHint = fixedOffset
-                return result
+            if let plainFixedOffset, t.isDST < 0 || t.isDST == plainFixedIsDST {
+                offsetHint = plainFixedOffset
+                return t.localSeconds - Int64(plainFixedOffset) >= 0 ? result : -1
             }
-            if zone.uniqueInstant(forLocal: t.localSeconds, offset: offsetHint, isDST: t.isDST) != nil {
-                return result
+            if let (instant, _) = zone.uniqueInstant(forLocal: t.localSeconds, offset: offsetHint, isDST: t.isDST) {
+                return instant >= 0 ? result : -1
             }
         }
-        _ = normalize(&t)
+        guard let instant = normalize(&t), instant >= 0 else { return -1 }
         return t.month == time.month ? t.day : -1
     }
 

@@ -24,15 +24,12 @@ extension CalendarSpec {
         var zone = Zone.local(isDST: -1, abbreviation: nil)
         var rules: ZoneRules?
 
-        if Self.hasSuffix(body, " UTC", caseInsensitive: true) {
+        if Self.hasSuffixIgnoringCase(body, " UTC") {
             zone = .utc
             body.removeLast(4)
         } else if let (isDST, length) = Self.localAbbreviationSuffix(body, localZone: localZone) {
-            zone = .local(
-                isDST: isDST,
-                abbreviation: isDST == 0
-                    ? localZone.standardAbbreviation
-                    : localZone.daylightAbbreviation)
+            let abbreviation = isDST == 0 ? localZone.standardAbbreviation : localZone.daylightAbbreviation
+            zone = .local(isDST: isDST, abbreviation: abbreviation)
             body.removeLast(length + 1)
         } else if let space = body.lastIndex(of: UInt8(ascii: " ")) {
             let name = String(decoding: body[(space + 1)...], as: UTF8.self)
@@ -64,6 +61,10 @@ extension CalendarSpec {
         } else {
             var parser = CalendarSpecParser(bytes: body)
             try parser.parse(into: &self)
+            if let timestamp = parser.timestamp {
+                // gmtime breaks `@EPOCH` down counting the leap seconds of the process's (local) zone.
+                fix(at: timestamp, universalTime: localZone.universalTime)
+            }
         }
         normalize()
         if let problem = validationProblem() {
@@ -76,12 +77,22 @@ extension CalendarSpec {
         try self.init(text, localZone: .utc)
     }
 
-    private static func hasSuffix(_ bytes: [UInt8], _ suffix: String, caseInsensitive: Bool) -> Bool {
+    private static func hasSuffixIgnoringCase(_ bytes: [UInt8], _ suffix: String) -> Bool {
         let tail = Array(suffix.utf8)
-        guard bytes.count >= tail.count else { return false }
-        return zip(bytes[(bytes.count - tail.count)...], tail).allSatisfy { a, b in
-            caseInsensitive ? Self.lowercased(a) == Self.lowercased(b) : a == b
+        return bytes.count >= tail.count && matches(bytes, at: bytes.count - tail.count, tail, ignoringCase: true)
+    }
+
+    /// Whether `bytes` holds `word` at `index` (ASCII letters compared without case if asked).
+    ///
+    /// A plain loop: this runs for every spec, and generic sequence algorithms are slow in debug builds.
+    static func matches(_ bytes: [UInt8], at index: Int, _ word: [UInt8], ignoringCase: Bool) -> Bool {
+        guard index >= 0 && index + word.count <= bytes.count else { return false }
+        for offset in 0..<word.count {
+            let a = bytes[index + offset]
+            let b = word[offset]
+            guard ignoringCase ? lowercased(a) == lowercased(b) : a == b else { return false }
         }
+        return true
     }
 
     static func lowercased(_ byte: UInt8) -> UInt8 {
@@ -90,12 +101,13 @@ extension CalendarSpec {
 
     /// The local zone's standard (0) or daylight (1) abbreviation ending the spec after a space.
     private static func localAbbreviationSuffix(_ bytes: [UInt8], localZone: ZoneRules) -> (Int, Int)? {
-        for (isDST, name) in [localZone.standardAbbreviation, localZone.daylightAbbreviation].enumerated() {
+        func ends(with name: String) -> Int? {
             let length = name.utf8.count
-            guard length > 0, bytes.count > length, hasSuffix(bytes, name, caseInsensitive: true) else { continue }
-            guard bytes[bytes.count - length - 1] == UInt8(ascii: " ") else { continue }
-            return (isDST, length)
+            guard length > 0, bytes.count > length, hasSuffixIgnoringCase(bytes, name) else { return nil }
+            return bytes[bytes.count - length - 1] == UInt8(ascii: " ") ? length : nil
         }
+        if let length = ends(with: localZone.standardAbbreviation) { return (0, length) }
+        if let length = ends(with: localZone.daylightAbbreviation) { return (1, length) }
         return nil
     }
 
@@ -121,6 +133,18 @@ extension CalendarSpec {
             return Shorthand(month: [1, 7].map { Component(start: $0) }, day: one)
         default: return nil
         }
+    }
+
+    /// Sets every field to the broken-down `instant` (seconds since the epoch), in UTC.
+    private mutating func fix(at instant: Int, universalTime: ZoneRules) {
+        let time = universalTime.localTime(at: Int64(instant))
+        year = [.init(start: time.year)]
+        month = [.init(start: time.month)]
+        day = [.init(start: time.day)]
+        hour = [.init(start: time.hour)]
+        minute = [.init(start: time.minute)]
+        microsecond = [.init(start: time.second * CalendarSpec.microsecondsPerSecond)]
+        zone = .utc
     }
 
     /// Turns two-digit years into 19xx/20xx, trims ranges to their last repetition, sorts and deduplicates.
@@ -209,6 +233,9 @@ struct CalendarSpecParser {
     let bytes: [UInt8]
     var position = 0
 
+    /// The seconds of an `@EPOCH` spec, for the caller to break down.
+    private(set) var timestamp: Int?
+
     init(bytes: [UInt8]) {
         self.bytes = bytes
     }
@@ -234,19 +261,15 @@ struct CalendarSpecParser {
         guard position >= bytes.count else { throw fail("Unexpected text") }
     }
 
-    private static let weekdayNames: [(String, Int)] = [
+    private static let weekdayNames: [(name: [UInt8], day: Int)] = [
         ("monday", 0), ("mon", 0), ("tuesday", 1), ("tue", 1), ("wednesday", 2), ("wed", 2), ("thursday", 3),
         ("thu", 3), ("friday", 4), ("fri", 4), ("saturday", 5), ("sat", 5), ("sunday", 6), ("sun", 6),
-    ]
+    ].map { (Array($0.utf8), $1) }
 
     private func weekdayName(at index: Int) -> (day: Int, length: Int)? {
-        for (name, day) in Self.weekdayNames {
-            let length = name.utf8.count
-            guard index + length <= bytes.count else { continue }
-            let matches = zip(bytes[index..<(index + length)], name.utf8).allSatisfy {
-                CalendarSpec.lowercased($0) == $1
-            }
-            if matches { return (day, length) }
+        for (name, day) in Self.weekdayNames
+        where CalendarSpec.matches(bytes, at: index, name, ignoringCase: true) {
+            return (day, name.count)
         }
         return nil
     }
@@ -260,9 +283,10 @@ struct CalendarSpecParser {
                 if first { return }
                 throw fail("Expected a weekday name")
             }
-            let after = byte(at: position + length)
-            guard [0, UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: " ")].contains(after)
-            else { throw fail("Unknown weekday name") }
+            switch byte(at: position + length) {
+            case 0, UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: " "): break
+            default: throw fail("Unknown weekday name")
+            }
             bits |= 1 << day
             if rangeStart >= 0 {
                 guard rangeStart <= day else { throw fail("Weekday range runs backwards") }
@@ -303,7 +327,7 @@ struct CalendarSpecParser {
     private mutating func parseDate(into spec: inout CalendarSpec) throws(CalendarSpecError) -> Bool {
         if current == 0 { return false }
         if current == UInt8(ascii: "@") {
-            try parseEpoch(into: &spec)
+            try parseEpoch()
             return true
         }
         let start = position
@@ -342,11 +366,12 @@ struct CalendarSpecParser {
         return false
     }
 
-    /// `@SECONDS`: one instant, in UTC, to the second. The number is read as `strtoul(3)` reads it: leading
-    /// blanks and a sign are allowed, and a negative number wraps to an instant before 1970 (which is invalid).
-    private mutating func parseEpoch(into spec: inout CalendarSpec) throws(CalendarSpecError) {
+    /// `@SECONDS`: one instant, to the second, left in `timestamp`. The number is read as `strtoul(3)` reads it:
+    /// leading blanks and a sign are allowed, and a negative number wraps to an instant before 1970 (which is
+    /// invalid).
+    private mutating func parseEpoch() throws(CalendarSpecError) {
         position += 1
-        while [UInt8(ascii: " "), UInt8(ascii: "\t"), 0x0A, 0x0B, 0x0C, 0x0D].contains(current) { position += 1 }
+        while current == UInt8(ascii: " ") || (0x09...0x0D).contains(current) { position += 1 }
         var negative = false
         if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") {
             negative = current == UInt8(ascii: "-")
@@ -362,16 +387,7 @@ struct CalendarSpecParser {
             position += 1
         }
         guard position > digitsStart, current == 0 else { throw fail("Expected seconds since the epoch") }
-        if negative { value = -value }
-        let (days, secondOfDay) = CivilTime.floorDivide(value, 86_400)
-        let date = CivilTime.date(days: days)
-        spec.year = [.init(start: date.year)]
-        spec.month = [.init(start: date.month)]
-        spec.day = [.init(start: date.day)]
-        spec.hour = [.init(start: secondOfDay / 3_600)]
-        spec.minute = [.init(start: secondOfDay / 60 % 60)]
-        spec.microsecond = [.init(start: secondOfDay % 60 * CalendarSpec.microsecondsPerSecond)]
-        spec.zone = .utc
+        timestamp = negative ? -value : value
     }
 
     /// Parses `hour:minute[:second]`; an empty time means 00:00:00.
@@ -430,11 +446,12 @@ struct CalendarSpecParser {
                 throw fail("Range is shorter than its step")
             }
         }
-        let allowedAfter: [UInt8] = [
-            0, UInt8(ascii: " "), UInt8(ascii: ","), UInt8(ascii: "-"), UInt8(ascii: "~"), UInt8(ascii: ":"),
-        ]
-        guard allowedAfter.contains(current) else { throw fail("Unexpected character") }
-        return component
+        switch current {
+        case 0, UInt8(ascii: " "), UInt8(ascii: ","), UInt8(ascii: "-"), UInt8(ascii: "~"), UInt8(ascii: ":"):
+            return component
+        default:
+            throw fail("Unexpected character")
+        }
     }
 
     /// A decimal number; for seconds also a fraction of up to six digits (the seventh rounds).

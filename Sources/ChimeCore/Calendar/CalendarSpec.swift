@@ -137,7 +137,8 @@ public struct CalendarSpec: Sendable, Hashable, CustomStringConvertible {
             text += "*"
             return
         }
-        for (index, component) in components.enumerated() {
+        for index in components.indices {
+            let component = components[index]
             if index > 0 { text += "," }
             text += padded(component.start, width: width)
             if component.stop > 0 { text += ".." + padded(component.stop, width: width) }
@@ -158,7 +159,8 @@ public struct CalendarSpec: Sendable, Hashable, CustomStringConvertible {
         func fraction(_ value: Int) -> String {
             value % unit > 0 ? "." + padded(value % unit, width: 6) : ""
         }
-        for (index, component) in components.enumerated() {
+        for index in components.indices {
+            let component = components[index]
             if index > 0 { text += "," }
             text += padded(component.start / unit, width: 2) + fraction(component.start)
             if component.stop > 0 {

@@ -57,6 +57,11 @@ public struct NotificationLoader: Sendable {
         return Result(id: id, notification: hasErrors ? nil : notification, diagnostics: reader.diagnostics)
     }
 
+    /// What is wrong with an id for which `isValidID(_:)` is false.
+    static func invalidIDMessage(_ id: String) -> String {
+        "Invalid notification name '\(id)': use letters, digits and '-_.@:'."
+    }
+
     /// Whether `id` can name a notification: letters, digits and `-_.@:`, at most 255 bytes, not starting with `.`.
     public static func isValidID(_ id: String) -> Bool {
         guard !id.isEmpty, id.utf8.count <= 255, !id.hasPrefix(".") else { return false }
@@ -97,7 +102,7 @@ private struct Reader {
     mutating func read(id: String) -> ScheduledNotification {
         let fileLocation = UnitFileLocation(file: path)
         if !NotificationLoader.isValidID(id) {
-            error(fileLocation, "Invalid notification name '\(id)': use letters, digits and '-_.@:'.")
+            error(fileLocation, NotificationLoader.invalidIDMessage(id))
         }
         checkUnknown()
 

@@ -114,4 +114,9 @@ public struct LocalDateTime: Hashable, Sendable {
 
     /// Whether every field already lies in its normal range, so that normalising cannot change it.
     var isInRange: Bool { fields.isInRange }
+
+    /// The normalised fields of `localSeconds` (weekday included); zone fields are left as they are.
+    mutating func setFields(localSeconds: Int64) {
+        fields.setFields(localSeconds: localSeconds)
+    }
 }

@@ -55,10 +55,21 @@ extension Timestamp {
             return true
         }
         let seconds = microseconds / 1_000_000
-        let type = zone.typeIndex(at: seconds)
-        var text = fields(
-            localSeconds: seconds + Int64(zone.types[type].utcOffset), fraction: microseconds % 1_000_000,
-            precision: precision)
+        var text: ASCIIScratch
+        let type: Int
+        if zone.leapSeconds.isEmpty {
+            type = zone.typeIndex(at: seconds)
+            text = fields(
+                localSeconds: seconds + Int64(zone.types[type].utcOffset), fraction: microseconds % 1_000_000,
+                precision: precision)
+        } else {
+            // An inserted leap second reads as second 60, which no count of local seconds gives.
+            let time: LocalDateTime.Fields
+            (time, type) = zone.localFields(at: seconds)
+            text = fields(
+                localSeconds: time.localSeconds - Int64(time.second), fraction: microseconds % 1_000_000,
+                precision: precision, second: time.second)
+        }
         zone.abbreviationBytes[type].withUnsafeBufferPointer { abbreviation in
             if abbreviation.count <= ASCIIScratch.capacity - text.count {
                 text.append(contentsOf: abbreviation)
@@ -90,8 +101,11 @@ extension Timestamp {
 
     /// `Tue 2026-12-01 07:00:00 ` (with `.500000` before the space for `.microseconds`) for a wall clock
     /// `localSeconds` after 1970-01-01 00:00:00.
+    /// `second` (0...61), where given, stands for the seconds of `localSeconds` (which then must have none).
     @inline(__always)
-    private static func fields(localSeconds: Int64, fraction: Int64, precision: Precision) -> ASCIIScratch {
+    private static func fields(
+        localSeconds: Int64, fraction: Int64, precision: Precision, second: Int? = nil
+    ) -> ASCIIScratch {
         let (days, secondOfDay) = CivilTime.floorDivide(Int(localSeconds), 86_400)
         let (year, month, day) = CivilTime.date(days: days)
         let weekday = CivilTime.weekday(days: days)
@@ -115,7 +129,7 @@ extension Timestamp {
         text.append(UInt8(ascii: ":"))
         text.appendTwoDigits(secondOfDay / 60 % 60)
         text.append(UInt8(ascii: ":"))
-        text.appendTwoDigits(secondOfDay % 60)
+        text.appendTwoDigits(second ?? secondOfDay % 60)
         if precision == .microseconds {
             text.append(UInt8(ascii: "."))
             text.appendDigits(Int(fraction), width: 6)

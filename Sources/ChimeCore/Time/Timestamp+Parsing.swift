@@ -129,8 +129,10 @@ struct TimestampSyntax {
         _ time: LocalDateTime, rules: ZoneRules, at offset: Int, microseconds: Int = 0
     ) throws(TimeSyntaxFailure) -> Date {
         var time = time
-        let seconds = rules.makeTime(&time)
-        guard seconds >= 0 else { throw TimeSyntaxFailure(reason: .beforeEpoch, offset: offset) }
+        // systemd refuses a wall time mktime cannot convert (-1) like one before the epoch.
+        guard let seconds = rules.makeTime(&time), seconds >= 0 else {
+            throw TimeSyntaxFailure(reason: .beforeEpoch, offset: offset)
+        }
         guard seconds <= Timestamp.latestFormattableMicroseconds / 1_000_000 else {
             throw TimeSyntaxFailure(reason: .tooLate, offset: offset)
         }

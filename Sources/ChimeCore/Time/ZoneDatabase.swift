@@ -3,17 +3,45 @@ import Foundation
 /// The installed time zones (a tzdata directory such as `/usr/share/zoneinfo`), looked up by IANA name.
 public struct ZoneDatabase: Sendable {
     public let directory: String
+    /// What was already looked up, for a database made by `cachingLookups()`.
+    private let cache: Cache?
 
     /// The system's tzdata.
     public static let system = ZoneDatabase()
 
     public init(directory: String = "/usr/share/zoneinfo") {
         self.directory = directory
+        cache = nil
+    }
+
+    /// The same database, reading each zone file at most once from now on (for one load of thousands of files
+    /// that name the same few zones). Take a new one for each load, so that an updated tzdata is read again.
+    public func cachingLookups() -> ZoneDatabase {
+        ZoneDatabase(directory: directory, cache: Cache())
+    }
+
+    private init(directory: String, cache: Cache) {
+        self.directory = directory
+        self.cache = cache
     }
 
     /// Whether `name` is a zone name systemd accepts: `UTC`, or a relative path of letters, digits, `-`, `_`, `+`
     /// and single `/` separators naming an installed TZif file.
     public func isValidName(_ name: String) -> Bool {
+        guard let cache else { return lookUpValidity(of: name) }
+        return cache.value(for: name, in: \.validity) { lookUpValidity(of: name) }
+    }
+
+    /// The rules of zone `name` (an IANA name such as `Europe/Berlin`).
+    public func rules(named name: String) throws(ZoneError) -> ZoneRules {
+        guard let cache else { return try lookUpRules(named: name) }
+        let result = cache.value(for: name, in: \.rules) { () -> Result<ZoneRules, ZoneError> in
+            Result { () throws(ZoneError) in try lookUpRules(named: name) }
+        }
+        return try result.get()
+    }
+
+    private func lookUpValidity(of name: String) -> Bool {
         if name == "UTC" { return true }
         guard Self.isWellFormedName(name) else { return false }
         guard let handle = FileHandle(forReadingAtPath: path(of: name)) else { return false }
@@ -25,8 +53,7 @@ public struct ZoneDatabase: Sendable {
         return magic.elementsEqual("TZif".utf8)
     }
 
-    /// The rules of zone `name` (an IANA name such as `Europe/Berlin`).
-    public func rules(named name: String) throws(ZoneError) -> ZoneRules {
+    private func lookUpRules(named name: String) throws(ZoneError) -> ZoneRules {
         guard Self.isWellFormedName(name) || name == "UTC" else { throw .unknownZone(name) }
         guard let data = FileManager.default.contents(atPath: path(of: name)) else {
             if name == "UTC" { return .utc }
@@ -37,6 +64,14 @@ public struct ZoneDatabase: Sendable {
         } catch {
             throw .unknownZone(name)
         }
+    }
+
+    /// The raw bytes of the zone file `name` (for `posixrules`), or `nil` if there is none.
+    func contents(of name: String) -> [UInt8]? {
+        guard Self.isWellFormedName(name), let data = FileManager.default.contents(atPath: path(of: name)) else {
+            return nil
+        }
+        return Array(data)
     }
 
     private func path(of name: String) -> String {
@@ -59,5 +94,25 @@ public struct ZoneDatabase: Sendable {
             }
         }
         return !previousWasSlash && name.utf8.count < 4096
+    }
+
+    /// Lookups already made, by zone name; shared by the copies of one caching database, possibly across threads.
+    private final class Cache: @unchecked Sendable {
+        struct Tables {
+            var validity: [String: Bool] = [:]
+            var rules: [String: Result<ZoneRules, ZoneError>] = [:]
+        }
+
+        private let lock = NSLock()
+        private var tables = Tables()
+
+        func value<Value>(
+            for name: String, in table: WritableKeyPath<Tables, [String: Value]>, lookUp: () -> Value
+        ) -> Value {
+            if let known = lock.withLock({ tables[keyPath: table][name] }) { return known }
+            let value = lookUp()
+            lock.withLock { tables[keyPath: table][name] = value }
+            return value
+        }
     }
 }

@@ -19,39 +19,26 @@ public enum ZoneError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension ZoneRules {
-    /// Reads TZif data (tzfile(5), versions 1 to 4). The transitions of the 64-bit block are used, and the
-    /// footer's POSIX rule is tabulated up to `lastTabulatedYear`.
+    /// Reads TZif data (tzfile(5), versions 1 to 4). The transitions and leap seconds of the 64-bit block are used,
+    /// and the footer's POSIX rule is tabulated up to `lastTabulatedYear`.
     public init(tzif data: [UInt8], name: String) throws(ZoneError) {
-        var reader = TZifReader(bytes: data)
-        let version = try reader.header()
-        var block = try reader.block(timeSize: 4)
-        var footer: String?
-        if version >= 2 {
-            block = try reader.block(timeSize: 8)
-            footer = reader.footer()
-        }
-        guard !block.types.isEmpty else { throw .malformedData("no local time types") }
+        let (block, footer) = try TZifReader.read(data)
 
         var types = block.types
         var transitions = block.transitions
         var transitionTypes = block.transitionTypes
-        // glibc's tzname: the abbreviation of the latest transition into each flavour; the types' own order
-        // where the table lacks one; standard time for both where a flavour never occurs.
-        var standard: String?
-        var daylight: String?
-        for type in block.transitionTypes.reversed().map({ block.types[$0] }) {
-            if type.isDST { daylight = daylight ?? type.abbreviation } else { standard = standard ?? type.abbreviation }
-            if standard != nil && daylight != nil { break }
+        // tzset(3) names the zone after the latest transition to each flavour in the file's table, not after the
+        // footer's rule: Asia/Kolkata is IST/+0630 (DST of 1942-45), Asia/Tokyo JST/JDT, Casablanca +01/+00.
+        var latest: [Bool: String] = [:]
+        for type in block.transitionTypes.reversed() where latest[block.types[type].isDST] == nil {
+            latest[block.types[type].isDST] = block.types[type].abbreviation
+            if latest.count == 2 { break }
         }
-        standard = standard ?? block.types.first(where: { !$0.isDST })?.abbreviation ?? block.types[0].abbreviation
-        daylight = daylight ?? block.types.first(where: { $0.isDST })?.abbreviation ?? standard
+        let standard = latest[false] ?? block.types[0].abbreviation
+        let daylight = latest[true] ?? standard
 
         if let footer, !footer.isEmpty {
             let rule = try PosixZoneRule(parsing: footer)
-            if block.transitions.isEmpty {
-                standard = rule.standard.abbreviation
-                daylight = rule.daylight?.abbreviation ?? standard
-            }
             let after = transitions.last ?? Int64.min
             let firstYear = after == Int64.min ? 1970 : CivilTime.date(days: Int(after / 86_400)).year
             rule.appendTransitions(
@@ -68,18 +55,54 @@ extension ZoneRules {
         }
         self.init(
             name: name, transitions: transitions, transitionTypes: transitionTypes, types: types, initialType: 0,
-            standardAbbreviation: standard ?? "UTC", daylightAbbreviation: daylight ?? standard ?? "UTC")
+            standardAbbreviation: standard, daylightAbbreviation: daylight, leapSeconds: block.leapSeconds)
     }
 
     /// Builds rules from a POSIX TZ string such as `CET-1CEST,M3.5.0,M10.5.0/3` (as the `TZ` variable may hold).
-    public init(posixRule text: String) throws(ZoneError) {
+    ///
+    /// A rule that names daylight time without saying when it starts and ends (`CET-1CEST`) gets glibc's default:
+    /// the transitions of the zone file `posixrules` in `zones` (New York's), each to the rule's standard or
+    /// daylight time as the file's was, moved as glibc moves them, and after the file's table its footer rule,
+    /// with that rule's offsets and names (so `GMT0BST` follows New York's EST and EDT after 2037). Without that
+    /// file, daylight time runs from the second Sunday in March to the first in November.
+    public init(posixRule text: String, zones: ZoneDatabase = .system) throws(ZoneError) {
         let rule = try PosixZoneRule(parsing: text)
         var types: [LocalTimeType] = [rule.standard]
         var transitions: [Int64] = []
         var transitionTypes: [Int] = []
-        rule.appendTransitions(
-            after: Int64.min, years: 1970...ZoneRules.lastTabulatedYear, types: &types, transitions: &transitions,
-            transitionTypes: &transitionTypes)
+        if let daylight = rule.daylight, !rule.hasChangeDates, let data = zones.contents(of: "posixrules"),
+            let (block, footer) = try? TZifReader.read(data), block.types.count >= 2
+        {
+            types.append(daylight)
+            // glibc moves a transition given in wall-clock standard time by the difference between the rule's
+            // standard offset and the file's latest one (GMT0BST starts BST at 12:00 UTC, five hours after New
+            // York's 07:00 UTC). One given in daylight time it moves by the rule's daylight offset less the one it
+            // last applied — the same, once glibc has re-read the file, which every mktime call makes it do — so
+            // not at all (BST ends at New York's 06:00 UTC).
+            let fileStandardOffset =
+                block.transitionTypes.reversed().lazy.map { block.types[$0] }.first { !$0.isDST }?.utcOffset ?? 0
+            var wasDaylight = false
+            for (instant, index) in zip(block.transitions, block.transitionTypes) {
+                var moved = instant
+                if !block.isUniversalTime[index] && !(wasDaylight && !block.isStandardTime[index]) {
+                    moved += Int64(rule.standard.utcOffset - fileStandardOffset)
+                }
+                transitions.append(moved)
+                transitionTypes.append(block.types[index].isDST ? 1 : 0)
+                wasDaylight = block.types[index].isDST
+            }
+            if let footer, let footerRule = try? PosixZoneRule(parsing: footer) {
+                let after = transitions.last ?? Int64.min
+                let firstYear = after == Int64.min ? 1970 : CivilTime.date(days: Int(after / 86_400)).year
+                footerRule.appendTransitions(
+                    after: after, years: firstYear...ZoneRules.lastTabulatedYear, types: &types,
+                    transitions: &transitions, transitionTypes: &transitionTypes)
+            }
+        } else {
+            rule.appendTransitions(
+                after: Int64.min, years: 1970...ZoneRules.lastTabulatedYear, types: &types, transitions: &transitions,
+                transitionTypes: &transitionTypes)
+        }
         self.init(
             name: text, transitions: transitions, transitionTypes: transitionTypes, types: types, initialType: 0,
             standardAbbreviation: rule.standard.abbreviation,
@@ -93,6 +116,10 @@ private struct TZifReader {
         var transitions: [Int64] = []
         var transitionTypes: [Int] = []
         var types: [ZoneRules.LocalTimeType] = []
+        var leapSeconds: [ZoneRules.LeapSecond] = []
+        /// Per type: whether its transitions were given in standard time, or in UT (tzfile(5) indicators).
+        var isStandardTime: [Bool] = []
+        var isUniversalTime: [Bool] = []
     }
 
     let bytes: [UInt8]
@@ -101,6 +128,20 @@ private struct TZifReader {
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
+    }
+
+    /// The data block glibc uses (the 64-bit one from version 2 on) and the footer's POSIX rule, if any.
+    static func read(_ data: [UInt8]) throws(ZoneError) -> (block: Block, footer: String?) {
+        var reader = TZifReader(bytes: data)
+        let version = try reader.header()
+        var block = try reader.block(timeSize: 4)
+        var footer: String?
+        if version >= 2 {
+            block = try reader.block(timeSize: 8)
+            footer = reader.footer()
+        }
+        guard !block.types.isEmpty else { throw .malformedData("no local time types") }
+        return (block, footer)
     }
 
     mutating func header() throws(ZoneError) -> Int {
@@ -147,9 +188,17 @@ private struct TZifReader {
         guard block.transitionTypes.allSatisfy({ $0 < block.types.count }) else {
             throw .malformedData("transition type out of range")
         }
-        let skipped = counts.leap * (timeSize + 4) + counts.isStandard + counts.isUT
-        guard bytes.count - position >= skipped else { throw .malformedData("truncated data block") }
-        position += skipped
+        for _ in 0..<counts.leap {
+            let instant = timeSize == 8 ? try int64() : Int64(try int32())
+            block.leapSeconds.append(.init(instant: instant, correction: try int32()))
+        }
+        guard bytes.count - position >= counts.isStandard + counts.isUT else {
+            throw .malformedData("truncated data block")
+        }
+        block.isStandardTime = (0..<counts.type).map { $0 < counts.isStandard && bytes[position + $0] != 0 }
+        position += counts.isStandard
+        block.isUniversalTime = (0..<counts.type).map { $0 < counts.isUT && bytes[position + $0] != 0 }
+        position += counts.isUT
         return block
     }
 
@@ -199,6 +248,8 @@ struct PosixZoneRule {
     var daylight: ZoneRules.LocalTimeType?
     var start: (day: Day, time: Int) = (.monthWeekDay(month: 3, week: 2, weekday: 0), 7_200)
     var end: (day: Day, time: Int) = (.monthWeekDay(month: 11, week: 1, weekday: 0), 7_200)
+    /// Whether the text said when daylight time starts and ends (otherwise `start` and `end` are defaults).
+    var hasChangeDates = false
 
     init(parsing text: String) throws(ZoneError) {
         var scanner = Scanner(Array(text.utf8))
@@ -226,9 +277,15 @@ struct PosixZoneRule {
         guard scanner.atEnd else { throw .malformedRule(text) }
         start = (startDay, startTime)
         end = (endDay, endTime)
+        hasChangeDates = true
     }
 
-    /// Appends the transitions of `years` that come after `after`, adding this rule's types to `types`.
+    /// Appends the transitions of this rule for the UTC years `years`, those after `after` only, adding its types to
+    /// `types` as needed.
+    ///
+    /// glibc computes the two change instants for the UTC year of the instant it converts, and has daylight time
+    /// between them (or, where the start comes later in the year than the end, outside them). A rule whose change
+    /// spills over New Year (`J365/25`) therefore also switches at 00:00 UTC on January 1.
     func appendTransitions(
         after: Int64, years: ClosedRange<Int>, types: inout [ZoneRules.LocalTimeType], transitions: inout [Int64],
         transitionTypes: inout [Int]
@@ -237,21 +294,32 @@ struct PosixZoneRule {
         guard let daylight else { return }
         let standardIndex = Self.index(of: standard, in: &types)
         let daylightIndex = Self.index(of: daylight, in: &types)
-        var generated: [(Int64, Int)] = []
         for year in years {
-            let startDay = Int64(Self.dayNumber(start.day, year: year))
-            let endDay = Int64(Self.dayNumber(end.day, year: year))
+            let yearStart = Int64(CivilTime.days(year: year, month: 1, day: 1)) * 86_400
+            let nextYearStart = Int64(CivilTime.days(year: year + 1, month: 1, day: 1)) * 86_400
             // The start is given in standard time, the end in daylight time.
-            let startInstant = startDay * 86_400 + Int64(start.time) - Int64(standard.utcOffset)
-            let endInstant = endDay * 86_400 + Int64(end.time) - Int64(daylight.utcOffset)
-            generated.append((startInstant, daylightIndex))
-            generated.append((endInstant, standardIndex))
-        }
-        generated.sort { $0.0 < $1.0 }
-        for (instant, type) in generated where instant > after {
-            if let last = transitionTypes.last, last == type { continue }
-            transitions.append(instant)
-            transitionTypes.append(type)
+            let startInstant =
+                Int64(Self.dayNumber(start.day, year: year)) * 86_400 + Int64(start.time) - Int64(standard.utcOffset)
+            let endInstant =
+                Int64(Self.dayNumber(end.day, year: year)) * 86_400 + Int64(end.time) - Int64(daylight.utcOffset)
+            func type(at instant: Int64) -> Int {
+                let isDaylight =
+                    startInstant > endInstant
+                    ? instant < endInstant || instant >= startInstant
+                    : instant >= startInstant && instant < endInstant
+                return isDaylight ? daylightIndex : standardIndex
+            }
+            if yearStart <= after && after < nextYearStart, let last = transitionTypes.indices.last {
+                // From the table's last transition on, the rule decides.
+                transitionTypes[last] = type(at: after)
+            }
+            for instant in [yearStart, min(startInstant, endInstant), max(startInstant, endInstant)]
+            where instant > after && instant >= yearStart && instant < nextYearStart {
+                let next = type(at: instant)
+                if let last = transitionTypes.last, last == next { continue }
+                transitions.append(instant)
+                transitionTypes.append(next)
+            }
         }
     }
 

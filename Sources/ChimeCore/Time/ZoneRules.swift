@@ -12,9 +12,6 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         var abbreviation: String
     }
 
-    /// The abbreviation of each of `types` as UTF-8, ready to copy into formatted timestamps.
-    let abbreviationBytes: [[UInt8]]
-
     /// The name this zone was loaded by (`Europe/Berlin`, `UTC`, or a POSIX TZ string).
     public let name: String
     /// Instants (seconds since the epoch) at which the local time type changes, ascending.
@@ -28,6 +25,11 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
     public let standardAbbreviation: String
     /// The daylight-saving abbreviation (`tzname[1]`), e.g. `CEST`; the standard one for zones without DST.
     public let daylightAbbreviation: String
+    /// Leap seconds (only the `right/` zones have them): from each instant on, wall time lags by the correction.
+    /// Instants in such a zone count leap seconds, so `12:00 right/UTC` is 27 seconds after 12:00 UTC.
+    let leapSeconds: [LeapSecond]
+    /// The abbreviation of each of `types` as UTF-8, ready to copy into formatted timestamps.
+    let abbreviationBytes: [[UInt8]]
     /// Where lookups start: for each span of `2^lookupShift` seconds from `lookupBase` on, the index of the last
     /// transition at or before the span's start. The calendar search looks up thousands of instants per elapse
     /// listed; bisecting hundreds of transitions for each was a quarter of its time.
@@ -37,18 +39,36 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
     /// 8,192 spans of 97 days: 2,100 years.
     private static let lookupSpans = 8_192
 
+    struct LeapSecond: Hashable, Sendable {
+        /// The instant the correction takes effect, on the zone's own (leap-second counting) scale.
+        var instant: Int64
+        /// Total leap seconds inserted so far (negative for removed ones).
+        var correction: Int
+    }
+
     /// Coordinated Universal Time.
     public static let utc = ZoneRules(
         name: "UTC", transitions: [], transitionTypes: [],
         types: [LocalTimeType(utcOffset: 0, isDST: false, abbreviation: "UTC")], initialType: 0,
         standardAbbreviation: "UTC", daylightAbbreviation: "UTC")
 
+    /// UTC as glibc's `gmtime(3)` and `timegm(3)` see it while this is the process's zone: with this zone's leap
+    /// seconds, if any (under `right/Europe/Berlin`, 2026-01-01 12:00:00 "UTC" is 27 seconds after the UTC noon).
+    public var universalTime: ZoneRules {
+        guard !leapSeconds.isEmpty else { return .utc }
+        let utc = Self.utc
+        return ZoneRules(
+            name: utc.name, transitions: [], transitionTypes: [], types: utc.types, initialType: 0,
+            standardAbbreviation: utc.standardAbbreviation, daylightAbbreviation: utc.daylightAbbreviation,
+            leapSeconds: leapSeconds)
+    }
+
     /// Rules are tabulated up to this year; the calendar engine never looks further (systemd's limit is 2199).
     static let lastTabulatedYear = 2200
 
     init(
         name: String, transitions: [Int64], transitionTypes: [Int], types: [LocalTimeType], initialType: Int,
-        standardAbbreviation: String, daylightAbbreviation: String
+        standardAbbreviation: String, daylightAbbreviation: String, leapSeconds: [LeapSecond] = []
     ) {
         self.name = name
         self.transitions = transitions
@@ -57,6 +77,7 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         self.initialType = initialType
         self.standardAbbreviation = standardAbbreviation
         self.daylightAbbreviation = daylightAbbreviation
+        self.leapSeconds = leapSeconds
         abbreviationBytes = types.map { Array($0.abbreviation.utf8) }
         // From 1900 on: some files start with a "big bang" transition billions of years back.
         lookupBase = max(transitions.first ?? 0, -2_208_988_800)
@@ -89,125 +110,6 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         return index < 0 ? initialType : transitionTypes[index]
     }
 
-    /// The UTC offset in seconds (east positive) in force at `instant`.
-    @inline(__always)
-    public func utcOffset(at instant: Int64) -> Int {
-        types[typeIndex(at: instant)].utcOffset
-    }
-
-    /// Broken-down local time of `instant` (seconds since the epoch), like `localtime_r(3)`.
-    public func localTime(at instant: Int64) -> LocalDateTime {
-        let type = typeIndex(at: instant)
-        return LocalDateTime(fields: fields(at: instant, type: type), abbreviation: types[type].abbreviation)
-    }
-
-    /// `localTime(at:)` without the abbreviation, and the index into `types` in force.
-    @inline(__always)
-    func localFields(at instant: Int64) -> (fields: LocalDateTime.Fields, type: Int) {
-        let type = typeIndex(at: instant)
-        return (fields(at: instant, type: type), type)
-    }
-
-    /// The fields of `instant` read with `types[type]`.
-    @inline(__always)
-    private func fields(at instant: Int64, type: Int) -> LocalDateTime.Fields {
-        var time = LocalDateTime.Fields(year: 1970, month: 1, day: 1)
-        time.setFields(localSeconds: instant + Int64(types[type].utcOffset))
-        time.isDST = types[type].isDST ? 1 : 0
-        time.utcOffset = types[type].utcOffset
-        return time
-    }
-
-    /// Converts wall-clock time to an instant like `mktime(3)`: normalises out-of-range fields of `time` in place
-    /// (filling in weekday, offset and abbreviation) and returns seconds since the epoch.
-    ///
-    /// DST: a wall time that does not exist (spring-forward gap) is moved forward by the gap with
-    /// `isDST == -1`; with an explicit `isDST` it is read with that flavour's offset. A wall time that occurs twice
-    /// resolves to the flavour `isDST` asks for; with `isDST == -1`, to the one the search from `offsetHint`
-    /// reaches first (glibc remembers the offset of its previous conversion the same way).
-    /// `offsetHint` is updated to the offset this conversion used.
-    public func makeTime(_ time: inout LocalDateTime, offsetHint: inout Int) -> Int64 {
-        let (instant, type) = makeTime(&time.fields, offsetHint: &offsetHint)
-        time.abbreviation = types[type].abbreviation
-        return instant
-    }
-
-    /// `makeTime(_:offsetHint:)` on the fields without the abbreviation; also answers the index into `types` of
-    /// the local time type the instant is in.
-    @inline(__always)
-    func makeTime(_ time: inout LocalDateTime.Fields, offsetHint: inout Int) -> (instant: Int64, type: Int) {
-        let local = time.localSeconds
-        let type: Int
-        let instant: Int64
-        if transitions.isEmpty {
-            // One offset at every instant.
-            type = initialType
-            instant = local - Int64(types[type].utcOffset)
-            offsetHint = types[type].utcOffset
-        } else if let (unique, uniqueType) = uniqueInstant(forLocal: local, offset: offsetHint, isDST: time.isDST) {
-            type = uniqueType
-            instant = unique
-        } else {
-            instant = resolve(local: local, isDST: time.isDST, offsetHint: offsetHint)
-            offsetHint = Int(local - instant)
-            (time, type) = localFields(at: instant)
-            return (instant, type)
-        }
-        // The wall time stands as it is: its fields only need carrying over, which in-range fields do not.
-        if time.isInRange {
-            time.weekday = CivilTime.weekday(days: Int(CivilTime.floorDivide64(local, 86_400).quotient))
-        } else {
-            time.setFields(localSeconds: local)
-        }
-        time.isDST = types[type].isDST ? 1 : 0
-        time.utcOffset = types[type].utcOffset
-        return (instant, type)
-    }
-
-    /// The common case, with one lookup: `local` read with `offset` lands in a period of that offset, of the
-    /// requested flavour, at least a day from either end of it — so no other reading exists. Answers the instant
-    /// and the index into `types` of its local time type.
-    @inline(__always)
-    func uniqueInstant(forLocal local: Int64, offset: Int, isDST: Int) -> (Int64, Int)? {
-        guard !transitions.isEmpty else { return nil }
-        let guess = local - Int64(offset)
-        let index = transitionIndex(atOrBefore: guess)
-        let type = index < 0 ? initialType : transitionTypes[index]
-        guard types[type].utcOffset == offset, isDST < 0 || types[type].isDST == (isDST > 0) else { return nil }
-        let margin: Int64 = 26 * 3_600
-        if index >= 0 && guess - transitions[index] <= margin { return nil }
-        if index + 1 < transitions.count && transitions[index + 1] - guess <= margin { return nil }
-        return (guess, type)
-    }
-
-    /// `makeTime(_:offsetHint:)` without a remembered offset.
-    public func makeTime(_ time: inout LocalDateTime) -> Int64 {
-        var hint = 0
-        return makeTime(&time, offsetHint: &hint)
-    }
-
-    /// Every instant whose wall-clock time is `local`, ascending: none in a gap, two in a repeated hour.
-    func instants(forLocal local: Int64) -> (count: Int, first: Int64, second: Int64) {
-        // No zone is further than 26 hours from UTC, so only segments overlapping that window can hold a match.
-        let window: Int64 = 26 * 3_600
-        var index = transitionIndex(atOrBefore: local - window)
-        var count = 0
-        var found: (Int64, Int64) = (0, 0)
-        while true {
-            let start = index < 0 ? Int64.min : transitions[index]
-            let end = index + 1 < transitions.count ? transitions[index + 1] : Int64.max
-            let type = index < 0 ? initialType : transitionTypes[index]
-            let candidate = local - Int64(types[type].utcOffset)
-            if candidate >= start && candidate < end {
-                if count == 0 { found.0 = candidate } else if count == 1 { found.1 = candidate }
-                count += 1
-            }
-            if end == Int64.max || end > local + window { break }
-            index += 1
-        }
-        return (count, found.0, found.1)
-    }
-
     /// Index of the last transition at or before `instant`, or -1 before the first.
     func transitionIndex(atOrBefore instant: Int64) -> Int {
         guard let first = transitions.first, instant >= first else { return -1 }
@@ -226,84 +128,271 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         return low
     }
 
-    private func resolve(local: Int64, isDST: Int, offsetHint: Int) -> Int64 {
-        let found = instants(forLocal: local)
-        switch found.count {
-        case 0:
-            return resolveGap(local: local, isDST: isDST)
-        case 1:
-            let type = types[typeIndex(at: found.first)]
-            if isDST >= 0 && type.isDST != (isDST > 0) {
-                return probeFlavour(local: local, near: found.first, isDST: isDST > 0) ?? found.first
-            }
-            return found.first
-        default:
-            let firstType = types[typeIndex(at: found.first)]
-            let secondType = types[typeIndex(at: found.second)]
-            if isDST >= 0 && firstType.isDST != secondType.isDST {
-                return firstType.isDST == (isDST > 0) ? found.first : found.second
-            }
-            return converge(local: local, from: local - Int64(offsetHint)) ?? found.first
-        }
-    }
-
-    /// A wall time inside a gap: read it with the standard-time offset (so it moves forward by the gap's length),
-    /// or with the offset of the flavour asked for.
-    private func resolveGap(local: Int64, isDST: Int) -> Int64 {
-        let window: Int64 = 26 * 3_600
-        var index = max(transitionIndex(atOrBefore: local - window), 0)
-        while index < transitions.count {
-            let before = types[index == 0 ? initialType : transitionTypes[index - 1]]
-            let after = types[transitionTypes[index]]
-            let boundary = transitions[index]
-            if after.utcOffset > before.utcOffset && local >= boundary + Int64(before.utcOffset)
-                && local < boundary + Int64(after.utcOffset)
-            {
-                if isDST >= 0 {
-                    let wanted = isDST > 0
-                    if before.isDST != wanted && after.isDST == wanted { return local - Int64(after.utcOffset) }
-                    return local - Int64(before.utcOffset)
-                }
-                // Unasked, glibc reads the wall time with the standard-time offset (Berlin: forward by the gap),
-                // and with the later offset where both sides are standard time.
-                if before.isDST == after.isDST || before.isDST { return local - Int64(after.utcOffset) }
-                return local - Int64(before.utcOffset)
-            }
+    /// Every instant whose wall-clock reading is `local` (seconds since 1970-01-01 00:00:00 of the wall clock),
+    /// ascending: none in a gap, two or more where wall time repeats.
+    func instants(atWallTime local: Int64) -> [Int64] {
+        // Offsets stay within a day and a half of UTC, so only the types in force in that window can match.
+        let window: Int64 = 36 * 3_600
+        var offsets: Set<Int> = [types[typeIndex(at: local - window)].utcOffset]
+        var index = firstTransition(after: local - window)
+        while index < transitions.count && transitions[index] <= local + window {
+            offsets.insert(types[transitionTypes[index]].utcOffset)
             index += 1
         }
-        return local - Int64(utcOffset(at: local))
-    }
-
-    /// Looks for the nearest instant, stepping by about a week in both directions for up to about 7.3 years,
-    /// whose flavour is `isDST`, and reads `local` with that instant's offset. Where there is none, daylight time
-    /// is taken to be one hour ahead of standard time. This is how glibc gives a wall time an explicitly
-    /// requested flavour that is not in force at that date.
-    private func probeFlavour(local: Int64, near instant: Int64, isDST: Bool) -> Int64? {
-        let stride: Int64 = 601_200
-        var delta = stride
-        while delta <= 229_222_800 {
-            for direction: Int64 in [-1, 1] {
-                let probe = instant + direction * delta
-                let type = types[typeIndex(at: probe)]
-                if type.isDST == isDST {
-                    return local - Int64(type.utcOffset)
-                }
-            }
-            delta += stride
+        var found: [Int64] = []
+        for offset in offsets {
+            var candidate = local - Int64(offset)
+            if !leapSeconds.isEmpty { candidate += Int64(leapCorrection(at: candidate).correction) }
+            let reading = localTime(at: candidate)
+            if reading.localSeconds == local && reading.second < 60 { found.append(candidate) }
         }
-        let offset = Int64(utcOffset(at: instant))
-        return local - (isDST ? offset + 3_600 : offset - 3_600)
+        return found.sorted()
     }
 
-    /// Newton-style search from a first guess: adjust by the difference between the wanted and the obtained wall
-    /// time until they agree. Of two valid answers it reaches the one nearer the guess's offset.
-    private func converge(local: Int64, from guess: Int64) -> Int64? {
-        var instant = guess
-        for _ in 0..<8 {
-            let obtained = instant + Int64(utcOffset(at: instant))
-            if obtained == local { return instant }
-            instant += local - obtained
+    /// Index of the first transition after `instant` (`transitions.count` if none).
+    @inline(__always)
+    private func firstTransition(after instant: Int64) -> Int {
+        transitionIndex(atOrBefore: instant) + 1
+    }
+
+    /// Where `local` falls into a gap (a wall time skipped when the offset grows), the first wall time after it.
+    func wallTimeEndingGap(containing local: Int64) -> Int64? {
+        let window: Int64 = 36 * 3_600
+        var index = firstTransition(after: local - window)
+        while index < transitions.count && transitions[index] <= local + window {
+            let before = types[index == 0 ? initialType : transitionTypes[index - 1]].utcOffset
+            let after = types[transitionTypes[index]].utcOffset
+            let start = transitions[index] + Int64(before)
+            let end = transitions[index] + Int64(after)
+            if start <= local && local < end { return end }
+            index += 1
         }
         return nil
+    }
+
+    /// The UTC offset in seconds (east positive) in force at `instant`.
+    @inline(__always)
+    public func utcOffset(at instant: Int64) -> Int {
+        types[typeIndex(at: instant)].utcOffset
+    }
+
+    /// Broken-down local time of `instant` (seconds since the epoch), like `localtime_r(3)`.
+    ///
+    /// In a zone with leap seconds, an inserted leap second reads as second 60.
+    public func localTime(at instant: Int64) -> LocalDateTime {
+        let (fields, type) = localFields(at: instant)
+        return LocalDateTime(fields: fields, abbreviation: types[type].abbreviation)
+    }
+
+    /// `localTime(at:)` without the abbreviation, and the index into `types` in force.
+    @inline(__always)
+    func localFields(at instant: Int64) -> (fields: LocalDateTime.Fields, type: Int) {
+        let type = typeIndex(at: instant)
+        var time = LocalDateTime.Fields(year: 1970, month: 1, day: 1)
+        if leapSeconds.isEmpty {
+            time.setFields(localSeconds: instant + Int64(types[type].utcOffset))
+        } else {
+            let (correction, extraSeconds) = leapCorrection(at: instant)
+            time.setFields(localSeconds: instant + Int64(types[type].utcOffset) - Int64(correction))
+            time.second += extraSeconds
+        }
+        time.isDST = types[type].isDST ? 1 : 0
+        time.utcOffset = types[type].utcOffset
+        return (time, type)
+    }
+
+    /// The leap-second correction in force at `instant`, and how many inserted leap seconds begin exactly there
+    /// (they show as second 60 of the minute before, as glibc shows them).
+    private func leapCorrection(at instant: Int64) -> (correction: Int, extraSeconds: Int) {
+        guard var index = leapSeconds.lastIndex(where: { $0.instant <= instant }) else { return (0, 0) }
+        let correction = leapSeconds[index].correction
+        let previous = index > 0 ? leapSeconds[index - 1].correction : 0
+        guard instant == leapSeconds[index].instant && correction > previous else { return (correction, 0) }
+        var extra = 1
+        // Consecutive insertions a second apart show as 60, 61, ...
+        while index > 0 && leapSeconds[index].instant == leapSeconds[index - 1].instant + 1
+            && leapSeconds[index].correction == leapSeconds[index - 1].correction + 1
+        {
+            extra += 1
+            index -= 1
+        }
+        return (correction, extra)
+    }
+
+    /// Converts wall-clock time to an instant as glibc's `mktime(3)` does: normalises out-of-range fields of `time`
+    /// in place (filling in weekday, offset and abbreviation) and returns seconds since the epoch, or `nil` where
+    /// `mktime` fails (then `time` is left as it was).
+    ///
+    /// The instant is found the way glibc finds it, so that every DST corner comes out the same: starting from
+    /// the wall time read with `offsetHint` (glibc remembers the offset of its previous successful conversion),
+    /// each guess is corrected by the difference between the wanted and the obtained wall time.
+    /// - A wall time that occurs twice resolves to the occurrence that search reaches first, unless `isDST`
+    ///   (0 or 1) asks for the flavour of the other one.
+    /// - A wall time in a gap makes the guesses alternate between the two sides; the answer is the side whose
+    ///   flavour differs from the requested `isDST`, or with `isDST == -1` the daylight side (so Berlin's 02:30
+    ///   on the spring-forward day reads as 03:30 CEST) and between two sides of one flavour the side reached
+    ///   first (Kiritimati's 1979 gap: forward from the earlier offset, backward from the later). Where no side
+    ///   will do — a gap between two standard times asked for as standard time — `mktime` fails.
+    /// - A wall time that exists only in the other flavour than `isDST` asks for is read with the offset of the
+    ///   nearest instant of that flavour (searched a week at a time, up to about seven years either way), or else
+    ///   shifted by one hour.
+    /// - Seconds beyond 59 (or below 0) are added after the search, as for a leap second.
+    ///
+    /// `offsetHint` is updated to the offset the conversion settled on; a failed conversion leaves it alone.
+    public func makeTime(_ time: inout LocalDateTime, offsetHint: inout Int) -> Int64? {
+        if let (instant, typeIndex) = uniqueInstant(
+            forLocal: time.localSeconds, offset: offsetHint, isDST: time.isDST)
+        {
+            // glibc's first guess is right and the offset it remembers stays the same.
+            let type = types[typeIndex]
+            let local = instant + Int64(type.utcOffset)
+            if time.isInRange {
+                time.weekday = CivilTime.weekday(days: Int(CivilTime.floorDivide64(local, 86_400).quotient))
+            } else {
+                time.setFields(localSeconds: local)
+            }
+            time.isDST = type.isDST ? 1 : 0
+            time.utcOffset = type.utcOffset
+            time.abbreviation = type.abbreviation
+            return instant
+        }
+        let requestedSecond = time.second
+        var wanted = time
+        wanted.second = min(max(requestedSecond, 0), 59)
+        let local = wanted.localSeconds
+        let isDST = time.isDST
+        var instant = local - Int64(offsetHint)
+        var converted = localTime(at: instant)
+
+        if isPlainFixedOffset(isDST: isDST) {
+            // A fixed offset: the first correction is exact.
+            instant = local - Int64(converted.utcOffset)
+            converted = localTime(at: instant)
+        } else if let found = search(local: local, isDST: isDST, from: instant) {
+            (instant, converted) = found
+        } else {
+            return nil
+        }
+        offsetHint = Int(local - instant)
+
+        if requestedSecond != converted.second {
+            // The seconds were clamped for the search; put the requested ones back (one more if the search landed
+            // on a leap second while 0 was asked for).
+            var adjustment = Int64(requestedSecond - wanted.second)
+            if wanted.second == 0 && converted.second == 60 { adjustment += 1 }
+            instant += adjustment
+            converted = localTime(at: instant)
+        }
+        time = converted
+        return instant
+    }
+
+    /// `makeTime(_:offsetHint:)` on the fields without the abbreviation, for the calendar search: its two common
+    /// cases (a wall time far from any transition read with the remembered offset, and a plain fixed offset) are
+    /// answered here without building a `LocalDateTime`, the others by `makeTime(_:offsetHint:)` itself.
+    @inline(__always)
+    func makeTime(_ time: inout LocalDateTime.Fields, offsetHint: inout Int) -> Int64? {
+        let local = time.localSeconds
+        let instant: Int64
+        let type: Int
+        if let (unique, uniqueType) = uniqueInstant(forLocal: local, offset: offsetHint, isDST: time.isDST) {
+            instant = unique
+            type = uniqueType
+        } else if isPlainFixedOffset(isDST: time.isDST) {
+            // As the general path: the first correction is exact, seconds out of range carry over.
+            type = initialType
+            instant = local - Int64(types[type].utcOffset)
+            offsetHint = types[type].utcOffset
+        } else {
+            var general = LocalDateTime(fields: time, abbreviation: "")
+            guard let instant = makeTime(&general, offsetHint: &offsetHint) else { return nil }
+            time = general.fields
+            return instant
+        }
+        if time.isInRange {
+            time.weekday = CivilTime.weekday(days: Int(CivilTime.floorDivide64(local, 86_400).quotient))
+        } else {
+            time.setFields(localSeconds: local)
+        }
+        time.isDST = types[type].isDST ? 1 : 0
+        time.utcOffset = types[type].utcOffset
+        return instant
+    }
+
+    /// The common case, with one lookup: `local` read with `offset` lands in a period of that offset, of the
+    /// requested flavour, at least a day from either end of it — so no other reading exists, and glibc's first
+    /// guess is its answer.
+    @inline(__always)
+    func uniqueInstant(forLocal local: Int64, offset: Int, isDST: Int) -> (Int64, Int)? {
+        guard !transitions.isEmpty && leapSeconds.isEmpty else { return nil }
+        let guess = local - Int64(offset)
+        let index = transitionIndex(atOrBefore: guess)
+        let type = index < 0 ? initialType : transitionTypes[index]
+        guard types[type].utcOffset == offset, isDST < 0 || types[type].isDST == (isDST > 0) else { return nil }
+        let margin: Int64 = 26 * 3_600
+        if index >= 0 && guess - transitions[index] <= margin { return nil }
+        if index + 1 < transitions.count && transitions[index + 1] - guess <= margin { return nil }
+        return (guess, type)
+    }
+
+    /// Whether the zone has one offset and no leap seconds, and `isDST` does not ask for another flavour: then
+    /// wall time in range converts back to itself.
+    @inline(__always)
+    func isPlainFixedOffset(isDST: Int) -> Bool {
+        transitions.isEmpty && leapSeconds.isEmpty && (isDST < 0 || (isDST > 0) == types[initialType].isDST)
+    }
+
+    /// `makeTime(_:offsetHint:)` without a remembered offset.
+    public func makeTime(_ time: inout LocalDateTime) -> Int64? {
+        var hint = 0
+        return makeTime(&time, offsetHint: &hint)
+    }
+
+    /// glibc's guess-and-correct search for the instant whose wall time is `local`, starting at `guess`.
+    private func search(local: Int64, isDST: Int, from guess: Int64) -> (Int64, LocalDateTime)? {
+        var instant = guess
+        // The two previous guesses, to notice alternation across a gap, and the flavour of the last one.
+        var previous = guess
+        var beforePrevious = guess
+        var previousWasDST = false
+        var probesLeft = 6
+        var converted: LocalDateTime
+        while true {
+            converted = localTime(at: instant)
+            let error = local - converted.localSeconds
+            if error == 0 { break }
+            let isDaylight = converted.isDST > 0
+            if instant == beforePrevious && instant != previous {
+                // Alternating across a gap: settle on this side if its flavour is the preferred one.
+                let preferred = isDST < 0 ? (!previousWasDST || isDaylight) : ((isDST != 0) != isDaylight)
+                if preferred { return (instant, converted) }
+            }
+            probesLeft -= 1
+            if probesLeft == 0 { return nil }
+            beforePrevious = previous
+            previous = instant
+            instant += error
+            previousWasDST = isDaylight
+        }
+        guard isDST >= 0 && (isDST > 0) != (converted.isDST > 0) else { return (instant, converted) }
+
+        // The wall time exists, but in the other flavour: borrow the offset of the nearest instant that has the
+        // requested one.
+        let stride: Int64 = 601_200
+        let bound: Int64 = 457_243_200 / 2 + stride
+        var distance = stride
+        while distance < bound {
+            for direction: Int64 in [-1, 1] {
+                let probe = localTime(at: instant + direction * distance)
+                if (probe.isDST > 0) == (isDST > 0) {
+                    let borrowed = instant + direction * distance + (local - probe.localSeconds)
+                    return (borrowed, localTime(at: borrowed))
+                }
+            }
+            distance += stride
+        }
+        // None near: assume daylight saving time is one hour ahead.
+        let shifted = instant + (isDST > 0 ? -3_600 : 3_600)
+        return (shifted, localTime(at: shifted))
     }
 }

@@ -202,7 +202,8 @@ private struct Finder {
 
     private func read(_ path: String) -> Result<Data, UnitFileDiagnostic> {
         do {
-            return .success(try Data(contentsOf: URL(fileURLWithPath: path)))
+            // Saying it is not a directory spares URL a stat(2) per file, which is felt with thousands of files.
+            return .success(try Data(contentsOf: URL(fileURLWithPath: path, isDirectory: false)))
         } catch {
             let message = "Failed to read file: \(Self.reason(error))."
             return .failure(UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), message))

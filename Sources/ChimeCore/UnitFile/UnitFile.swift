@@ -56,7 +56,11 @@ public struct UnitFile: Hashable, Sendable {
     /// Later assignments (and drop-ins) override earlier ones. The result may have an empty value: by systemd's
     /// convention, `Key=` resets a setting to its default, which the consumer knows and this type does not.
     public func lastValue(for key: String, in section: String) -> UnitFileEntry? {
-        entries(for: key, in: section).last
+        // From the end, without collecting: a load asks this a dozen times for each of thousands of files.
+        for candidate in sections.reversed() where candidate.name == section {
+            if let entry = candidate.entries.last(where: { $0.key == key }) { return entry }
+        }
+        return nil
     }
 
     /// Appends a drop-in's sections after this file's, so that its assignments come later and override.
@@ -66,7 +70,11 @@ public struct UnitFile: Hashable, Sendable {
     }
 
     private func entries(for key: String, in section: String) -> [UnitFileEntry] {
-        sections.filter { $0.name == section }.flatMap { $0.entries.filter { $0.key == key } }
+        var result: [UnitFileEntry] = []
+        for candidate in sections where candidate.name == section {
+            for entry in candidate.entries where entry.key == key { result.append(entry) }
+        }
+        return result
     }
 }
 

@@ -30,7 +30,8 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
         notification.backends.isEmpty ? defaultBackends : notification.backends
     }
 
-    public func dispatch(_ delivery: Delivery) {
+    public func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void) {
+        let group = DispatchGroup()
         for name in backendNames(for: delivery.notification) {
             guard let backend = backends[name] else {
                 log.record(Self.failure(delivery, backend: name, reason: "no backend named '\(name)'"))
@@ -38,11 +39,16 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
             }
             let handOff = clock.now()
             inFlight.enter()
+            group.enter()
             Task.detached { [self] in
-                defer { inFlight.leave() }
+                defer {
+                    group.leave()
+                    inFlight.leave()
+                }
                 await run(backend, delivery, handOff: handOff)
             }
         }
+        group.notify(queue: .global(qos: .utility), execute: finished)
     }
 
     /// Waits up to `limit` for deliveries in flight (at shutdown). Returns whether all finished.

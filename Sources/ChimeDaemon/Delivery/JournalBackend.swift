@@ -13,6 +13,13 @@ public struct JournalBackend: DeliveryBackend, RecordsOwnDelivery {
 
     public init() {}
 
+    /// Whether a journald listens. Without one `sd_journal_sendv` succeeds and the entry is lost, so a delivery
+    /// that "succeeded" reached nobody.
+    public static var isJournalAvailable: Bool { JournalWriter.isJournalAvailable }
+
+    /// journald's socket, whose absence `isJournalAvailable` reports.
+    public static var socketPath: String { JournalWriter.socketPath }
+
     public func deliver(_ delivery: Delivery, deliveredAt: Date) async throws {
         let event = Dispatcher.delivered(delivery, backend: name, at: deliveredAt)
         try writer.send(event.journalFields + [("SYSLOG_IDENTIFIER", "chimed")])

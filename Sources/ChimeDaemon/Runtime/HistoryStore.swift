@@ -1,21 +1,42 @@
 import ChimeCore
 import Foundation
 
+/// A delivery that was handed to the backends but not known to have finished when the daemon last stopped.
+public struct InterruptedDelivery: Sendable, Equatable {
+    public var id: String
+    public var fireTime: Date
+    /// The occurrences a caught-up delivery stood for (0 for an ordinary one).
+    public var missed: Int
+
+    public init(id: String, fireTime: Date, missed: Int) {
+        self.id = id
+        self.fireTime = fireTime
+        self.missed = missed
+    }
+}
+
 /// Where the scheduler keeps what must survive a restart: per notification its first sighting (the anchor of
-/// `Every=` and `Count=`) and its last handled occurrence.
+/// `Every=` and `Count=`) and its last handled occurrence, and the deliveries still in flight.
 ///
-/// The scheduler records each handled occurrence before it re-arms its timer, so a crash re-delivers at most the
-/// occurrences in flight and never drops one.
+/// The scheduler records each handed-off occurrence before it re-arms its timer, and its completion when the
+/// backends are done; after a crash it delivers again what was in flight, so nothing is dropped and only what
+/// was in flight can be repeated.
 public protocol HistoryStore: AnyObject, Sendable {
     /// What was stored, and any problem found reading it (already dealt with: the store starts afresh).
     func load() -> (histories: [String: DeliveryHistory], problems: [String])
+    /// The deliveries in flight when the stored state was written, as found by `load()`.
+    func interrupted() -> [InterruptedDelivery]
     /// Notes that `id` was seen for the first time.
     func recordFirstSeen(_ id: String, at date: Date)
-    /// Notes that the occurrence of `id` at `occurrence` was handled (delivered, or counted as missed).
-    func recordOccurrence(_ id: String, at occurrence: Date)
+    /// Notes that the occurrence of `id` at `occurrence` was handed to the backends (in flight until finished).
+    func recordOccurrence(_ id: String, at occurrence: Date, missed: Int)
+    /// Notes that occurrences of `id` up to `occurrence` were handled without a delivery (missed).
+    func recordSkipped(_ id: String, at occurrence: Date)
+    /// Notes that the delivery of `id` at `occurrence` is finished, and makes that durable soon.
+    func recordFinished(_ id: String, at occurrence: Date)
     /// Makes the recorded changes durable; called before the timer is re-armed.
     func flush() throws
-    /// Replaces the stored state by `histories` (after a rebuild, and at shutdown), dropping what they lack.
+    /// Replaces the stored state by `histories` and the deliveries still in flight (after a rebuild, at stop).
     func compact(_ histories: [String: DeliveryHistory]) throws
 }
 
@@ -23,6 +44,8 @@ public protocol HistoryStore: AnyObject, Sendable {
 public final class MemoryHistoryStore: HistoryStore, @unchecked Sendable {
     private let lock = NSLock()
     private var histories: [String: DeliveryHistory]
+    private var inFlight: [String: InterruptedDelivery] = [:]
+    private var interruptedAtLoad: [InterruptedDelivery] = []
     public private(set) var flushCount = 0
 
     public init(_ histories: [String: DeliveryHistory] = [:]) {
@@ -30,15 +53,31 @@ public final class MemoryHistoryStore: HistoryStore, @unchecked Sendable {
     }
 
     public func load() -> (histories: [String: DeliveryHistory], problems: [String]) {
-        lock.withLock { (histories, []) }
+        lock.withLock {
+            interruptedAtLoad = inFlight.values.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }
+            return (histories, [])
+        }
     }
+
+    public func interrupted() -> [InterruptedDelivery] { lock.withLock { interruptedAtLoad } }
 
     public func recordFirstSeen(_ id: String, at date: Date) {
         lock.withLock { histories[id] = DeliveryHistory(firstSeen: date) }
     }
 
-    public func recordOccurrence(_ id: String, at occurrence: Date) {
+    public func recordOccurrence(_ id: String, at occurrence: Date, missed: Int) {
+        lock.withLock {
+            histories[id]?.lastOccurrence = occurrence
+            inFlight[Self.key(id, occurrence)] = InterruptedDelivery(id: id, fireTime: occurrence, missed: missed)
+        }
+    }
+
+    public func recordSkipped(_ id: String, at occurrence: Date) {
         lock.withLock { histories[id]?.lastOccurrence = occurrence }
+    }
+
+    public func recordFinished(_ id: String, at occurrence: Date) {
+        _ = lock.withLock { inFlight.removeValue(forKey: Self.key(id, occurrence)) }
     }
 
     public func flush() throws {
@@ -51,6 +90,11 @@ public final class MemoryHistoryStore: HistoryStore, @unchecked Sendable {
 
     /// What a restart would find.
     public var stored: [String: DeliveryHistory] { lock.withLock { histories } }
+
+    /// Deliveries handed off and not yet finished.
+    public var deliveriesInFlight: [InterruptedDelivery] { lock.withLock { Array(inFlight.values) } }
+
+    static func key(_ id: String, _ date: Date) -> String { "\(id)@\(date.epochMicroseconds)" }
 }
 
 /// The state directory's files: `state.json`, a snapshot written atomically (temporary file, fsync, rename,
@@ -65,6 +109,9 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     private let lock = NSLock()
     private var pending: [String] = []
     private var logDescriptor: Int32 = -1
+    /// Deliveries handed off and not yet finished, by `id@microseconds`.
+    private var inFlight: [String: InterruptedDelivery] = [:]
+    private var interruptedAtLoad: [InterruptedDelivery] = []
 
     public init(directory: String) {
         self.directory = directory
@@ -80,9 +127,13 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     public func load() -> (histories: [String: DeliveryHistory], problems: [String]) {
         var problems: [String] = []
         var histories: [String: DeliveryHistory] = [:]
+        var flying: [String: InterruptedDelivery] = [:]
         if let data = FileManager.default.contents(atPath: snapshotPath) {
             if let parsed = Self.parseSnapshot(data) {
-                histories = parsed
+                histories = parsed.histories
+                for delivery in parsed.inFlight {
+                    flying[MemoryHistoryStore.key(delivery.id, delivery.fireTime)] = delivery
+                }
             } else {
                 let aside = snapshotPath + ".corrupt-\(Int(Date().timeIntervalSince1970))"
                 let moved = rename(snapshotPath, aside) == 0
@@ -104,14 +155,26 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
                 switch record {
                 case .firstSeen(let id, let date):
                     if histories[id] == nil { histories[id] = DeliveryHistory(firstSeen: date) }
-                case .occurrence(let id, let date):
+                case .occurrence(let id, let date, let missed), .skipped(let id, let date, let missed):
                     if histories[id] == nil { histories[id] = DeliveryHistory(firstSeen: date) }
                     if (histories[id]?.lastOccurrence ?? .distantPast) < date { histories[id]?.lastOccurrence = date }
+                    if case .occurrence = record {
+                        flying[MemoryHistoryStore.key(id, date)] = InterruptedDelivery(
+                            id: id, fireTime: date, missed: missed)
+                    }
+                case .finished(let id, let date):
+                    flying.removeValue(forKey: MemoryHistoryStore.key(id, date))
                 }
             }
         }
+        lock.withLock {
+            inFlight = flying
+            interruptedAtLoad = flying.values.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }
+        }
         return (histories, problems)
     }
+
+    public func interrupted() -> [InterruptedDelivery] { lock.withLock { interruptedAtLoad } }
 
     public func recordFirstSeen(_ id: String, at date: Date) {
         let line = JSONValue.object([
@@ -120,11 +183,36 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         lock.withLock { pending.append(line) }
     }
 
-    public func recordOccurrence(_ id: String, at occurrence: Date) {
+    public func recordOccurrence(_ id: String, at occurrence: Date, missed: Int) {
         let line = JSONValue.object([
             ("occurrence", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds))),
+            ("missed", .number(Int64(missed))),
+        ]).serialized
+        lock.withLock {
+            pending.append(line)
+            inFlight[MemoryHistoryStore.key(id, occurrence)] = InterruptedDelivery(
+                id: id, fireTime: occurrence, missed: missed)
+        }
+    }
+
+    public func recordSkipped(_ id: String, at occurrence: Date) {
+        let line = JSONValue.object([
+            ("skipped", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds))),
         ]).serialized
         lock.withLock { pending.append(line) }
+    }
+
+    public func recordFinished(_ id: String, at occurrence: Date) {
+        let line = JSONValue.object([
+            ("finished", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds))),
+        ]).serialized
+        lock.withLock {
+            pending.append(line)
+            inFlight.removeValue(forKey: MemoryHistoryStore.key(id, occurrence))
+        }
+        // Promptly, so that a crash long after a finished delivery does not repeat it; a failure here only
+        // means it may be repeated, and the next flush reports it.
+        try? flush()
     }
 
     public func flush() throws {
@@ -171,9 +259,17 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
                     ])
                 )
             }
+            let flying: [JSONValue] = inFlight.values.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }.map {
+                .object([
+                    ("id", .string($0.id)), ("at", .string(Timestamp.iso8601($0.fireTime, fraction: .microseconds))),
+                    ("missed", .number(Int64($0.missed))),
+                ])
+            }
             let text =
-                JSONValue.object([("version", .number(Self.version)), ("notifications", .object(entries))])
-                .serialized + "\n"
+                JSONValue.object([
+                    ("version", .number(Self.version)), ("notifications", .object(entries)),
+                    ("in_flight", .array(flying)),
+                ]).serialized + "\n"
             try AtomicFile.write(text, to: snapshotPath, mode: 0o644)
             // The snapshot now holds everything the journal said; start the journal afresh.
             if logDescriptor >= 0 {
@@ -187,19 +283,26 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
 
     enum Record {
         case firstSeen(String, Date)
-        case occurrence(String, Date)
+        case occurrence(String, Date, missed: Int)
+        case skipped(String, Date, missed: Int)
+        case finished(String, Date)
     }
 
     static func parseRecord(_ data: Data) -> Record? {
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
             let at = (object["at"] as? String).flatMap(Timestamp.parseISO8601)
         else { return nil }
-        if let id = object["occurrence"] as? String { return .occurrence(id, at) }
+        if let id = object["occurrence"] as? String {
+            return .occurrence(id, at, missed: object["missed"] as? Int ?? 0)
+        }
+        if let id = object["skipped"] as? String { return .skipped(id, at, missed: 0) }
+        if let id = object["finished"] as? String { return .finished(id, at) }
         if let id = object["first_seen"] as? String { return .firstSeen(id, at) }
         return nil
     }
 
-    static func parseSnapshot(_ data: Data) -> [String: DeliveryHistory]? {
+    static func parseSnapshot(_ data: Data) -> (histories: [String: DeliveryHistory], inFlight: [InterruptedDelivery])?
+    {
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
             (object["version"] as? Int).map(Int64.init) == version,
             let notifications = object["notifications"] as? [String: Any]
@@ -212,6 +315,13 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
             let last = (entry["last_occurrence"] as? String).flatMap(Timestamp.parseISO8601)
             histories[id] = DeliveryHistory(firstSeen: firstSeen, lastOccurrence: last)
         }
-        return histories
+        var inFlight: [InterruptedDelivery] = []
+        for value in object["in_flight"] as? [Any] ?? [] {
+            guard let entry = value as? [String: Any], let id = entry["id"] as? String,
+                let at = (entry["at"] as? String).flatMap(Timestamp.parseISO8601)
+            else { return nil }
+            inFlight.append(InterruptedDelivery(id: id, fireTime: at, missed: entry["missed"] as? Int ?? 0))
+        }
+        return (histories, inFlight)
     }
 }

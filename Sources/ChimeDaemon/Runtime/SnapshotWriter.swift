@@ -10,6 +10,8 @@ final class SnapshotWriter: @unchecked Sendable {
         var pid: Int32
         var instance: InstanceKind
         var lastRebuild: Date?
+        /// When the load of the last finished rebuild began (successful or not).
+        var lastLoadStarted: Date?
         var rebuilds: Int
         var lastError: String?
         var configDirectories: [String]
@@ -82,9 +84,14 @@ final class SnapshotWriter: @unchecked Sendable {
                 "last_rebuild",
                 facts.lastRebuild.map { .string(Timestamp.iso8601($0, fraction: .microseconds)) } ?? .null
             ),
+            (
+                "last_load_started",
+                facts.lastLoadStarted.map { .string(Timestamp.iso8601($0, fraction: .microseconds)) } ?? .null
+            ),
             ("rebuilds", .number(Int64(facts.rebuilds))),
             ("last_error", facts.lastError.map(JSONValue.string) ?? .null),
             ("config_directories", .array(facts.configDirectories.map(JSONValue.string))),
+            ("default_backends", .array(facts.defaultBackends.map(JSONValue.string))),
             ("scheduled", .array(scheduled)),
             ("idle", .array(status.idle.map(JSONValue.string))),
             ("problems", .array(facts.problems.map(JSONValue.string))),

@@ -6,10 +6,13 @@ public struct LoadedNotification: Sendable {
     public var notification: ScheduledNotification
     /// The file (or generator, or runtime request) it came from.
     public var source: String
+    /// The line of `source` it came from, where that is one line (a generator's output).
+    public var line: Int?
 
-    public init(notification: ScheduledNotification, source: String) {
+    public init(notification: ScheduledNotification, source: String, line: Int? = nil) {
         self.notification = notification
         self.source = source
+        self.line = line
     }
 }
 
@@ -46,34 +49,59 @@ public protocol ScheduleSource: Sendable {
 }
 
 /// `NAME.notification` files and their drop-ins in a search path (earlier directories win).
+///
+/// A notification whose file or one of whose drop-ins is not owned by root or chimed's user, or is writable by its
+/// group or by others, is refused (`FileTrust`): its `ExecAction=` runs as chimed's user.
 public struct NotificationDirectorySource: ScheduleSource {
     public var directories: [String]
+    /// What the directories are, for messages: "configuration directory", "directory of runtime requests".
+    public var role: String
+    var trust = FileTrust()
 
-    public init(directories: [String]) {
+    public init(directories: [String], role: String = "configuration directory") {
         self.directories = directories
+        self.role = role
     }
 
     public func load(into schedule: inout LoadedSchedule, loader: NotificationLoader) throws(ScheduleLoadError) {
         for directory in directories {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { continue }
-            // A configuration directory that exists but cannot be read would silently drop every notification in
-            // it: fail the whole load so that the previous schedule stays.
+            // A directory that exists but cannot be read would silently drop every notification in it: fail the
+            // whole load so that the previous schedule stays. Opening it is the test; listing it (10,000 names) is
+            // left to the search, which does it anyway.
             guard isDirectory.boolValue, FileManager.default.isReadableFile(atPath: directory),
-                (try? FileManager.default.contentsOfDirectory(atPath: directory)) != nil
+                let stream = opendir(directory)
             else {
-                throw ScheduleLoadError("Cannot read configuration directory \(directory)")
+                throw ScheduleLoadError("Cannot read \(role) \(directory)")
             }
+            closedir(stream)
         }
         let search = NotificationSearch(searching: directories, probe: PosixFileKindProbe())
         schedule.problems += search.diagnostics
         for file in search.files {
+            if case .loaded = file.content, let (path, objection) = objection(to: [file.path] + file.dropInPaths) {
+                schedule.problems.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), objection))
+                continue
+            }
             let result = loader.load(file)
             schedule.problems += result.diagnostics
             if let notification = result.notification {
                 schedule.notifications.append(LoadedNotification(notification: notification, source: file.path))
             }
         }
+    }
+}
+
+extension NotificationDirectorySource {
+    /// The first of `paths` that must not be loaded, and why.
+    private func objection(to paths: [String]) -> (path: String, objection: String)? {
+        for path in paths {
+            if let objection = trust.objection(to: path, subject: "File", action: "load it") {
+                return (path, objection)
+            }
+        }
+        return nil
     }
 }
 
@@ -91,16 +119,22 @@ public struct ScheduleLoader: Sendable {
     /// from a later source are dropped with a warning.
     public func load(systemZone: ZoneRules) throws(ScheduleLoadError) -> LoadedSchedule {
         var schedule = LoadedSchedule(systemZone: systemZone)
-        let loader = NotificationLoader(systemZone: systemZone, zones: zones)
+        // Thousands of files name the same few zones: read each zone file once per load, and anew at the next.
+        let loader = NotificationLoader(systemZone: systemZone, zones: zones.cachingLookups())
         for source in sources {
             try source.load(into: &schedule, loader: loader)
         }
-        var seen = Set<String>()
+        var seen = Set<String>(minimumCapacity: schedule.notifications.count)
+        // Duplicates are rare: look for one before copying every entry through the filter.
+        guard schedule.notifications.contains(where: { !seen.insert($0.notification.id).inserted }) else {
+            return schedule
+        }
+        seen.removeAll(keepingCapacity: true)
         schedule.notifications = schedule.notifications.filter { entry in
             if seen.insert(entry.notification.id).inserted { return true }
             schedule.problems.append(
                 UnitFileDiagnostic(
-                    .warning, at: UnitFileLocation(file: entry.source),
+                    .warning, at: UnitFileLocation(file: entry.source, line: entry.line),
                     "A notification named '\(entry.notification.id)' was already loaded, ignoring this one."))
             return false
         }

@@ -3,7 +3,8 @@ import Foundation
 
 /// Hands due occurrences to the backends; the scheduler never waits for it.
 public protocol DeliveryDispatching: Sendable {
-    func dispatch(_ delivery: Delivery)
+    /// Starts delivering; `finished` runs once every backend is done with it (delivered, failed or timed out).
+    func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void)
 }
 
 /// The schedule and its one timer: keeps the next occurrence of every notification in a heap, arms one wall-clock
@@ -91,14 +92,16 @@ public final class Scheduler: @unchecked Sendable {
 
     /// Replaces the whole schedule with `loaded` and re-arms.
     ///
-    /// A notification already scheduled continues from where the previous schedule left off, so an occurrence
-    /// that fell due while the rebuild was loading is still delivered. One known only from the stored history
-    /// (after a restart) continues from its last handled occurrence: what fell due while the daemon was down is
-    /// missed, or caught up once with `Persistent=yes`. A new one starts from now, so a date already past is never
-    /// delivered (it is logged as skipped).
+    /// A notification already scheduled with the same trigger continues from where the previous schedule left
+    /// off, so an occurrence that fell due while the rebuild was loading is still delivered. At start, one known
+    /// from the stored history continues from its last handled occurrence: what fell due while the daemon was down
+    /// is missed, or caught up once with `Persistent=yes`. Any other (new, edited, or re-added) starts from now,
+    /// so a date already past is never delivered (it is logged as skipped).
     public func install(_ loaded: LoadedSchedule) {
         let now = clock.now().epochMicroseconds
-        let previousIDs = Set(entries.map(\.notification.id))
+        // Triggers as they were, by id: an unchanged notification resumes where it was, a changed one starts anew.
+        let previousTriggers = Dictionary(entries.map { ($0.notification.id, $0.notification.trigger) }) { a, _ in a }
+        let isFirstInstall = processedThrough == nil
         let resumeFrom = processedThrough ?? now
         systemZone = loaded.systemZone
         entries = loaded.notifications.map(Entry.init)
@@ -108,9 +111,9 @@ public final class Scheduler: @unchecked Sendable {
             let notification = entry.notification
             guard notification.isEnabled else { continue }
             var after: Int64
-            if previousIDs.contains(notification.id) {
+            if previousTriggers[notification.id] == notification.trigger {
                 after = min(resumeFrom, now)
-            } else if let history = histories[notification.id] {
+            } else if isFirstInstall, let history = histories[notification.id] {
                 // Known from before a restart: whatever fell due while the daemon was down was missed, however
                 // short the gap.
                 after = min((history.lastOccurrence ?? history.firstSeen).epochMicroseconds, now)
@@ -118,9 +121,13 @@ public final class Scheduler: @unchecked Sendable {
                     after = handleMissed(entry, first: overdue, now: now)
                 }
             } else {
-                let firstSeen = Date(epochMicroseconds: now)
-                histories[notification.id] = DeliveryHistory(firstSeen: firstSeen)
-                store.recordFirstSeen(notification.id, at: firstSeen)
+                // New, re-added or edited: nothing before now fires. A re-added one keeps its first sighting (the
+                // anchor of Every= and Count=).
+                if histories[notification.id] == nil {
+                    let firstSeen = Date(epochMicroseconds: now)
+                    histories[notification.id] = DeliveryHistory(firstSeen: firstSeen)
+                    store.recordFirstSeen(notification.id, at: firstSeen)
+                }
                 reportPastInstants(of: entry, now: now)
                 after = now
             }
@@ -129,6 +136,7 @@ public final class Scheduler: @unchecked Sendable {
             }
         }
         queue = OccurrenceQueue(items)
+        if isFirstInstall { redeliverInterrupted(loaded) }
         if processedThrough == nil { processedThrough = now }
         persist { try store.compact(histories) }
         rearm()
@@ -147,9 +155,8 @@ public final class Scheduler: @unchecked Sendable {
                 resumeAfter = handleMissed(entry, first: top.fireTime, now: now)
             } else {
                 let fireTime = Date(epochMicroseconds: top.fireTime)
-                dispatcher.dispatch(Delivery(notification: notification, fireTime: fireTime))
                 histories[notification.id]?.lastOccurrence = fireTime
-                store.recordOccurrence(notification.id, at: fireTime)
+                deliver(Delivery(notification: notification, fireTime: fireTime))
             }
             if let next = nextOccurrence(of: notification, afterMicroseconds: resumeAfter) {
                 queue.insert(.init(fireTime: next, entry: top.entry))
@@ -160,6 +167,38 @@ public final class Scheduler: @unchecked Sendable {
         persist { try store.flush() }
         rearm()
         afterFire?()
+    }
+
+    /// Hands `delivery` to the dispatcher, recording it as in flight until every backend is done with it: after a
+    /// crash, what was in flight is delivered again, and nothing else.
+    private func deliver(_ delivery: Delivery) {
+        let id = delivery.notification.id
+        let fireTime = delivery.fireTime
+        store.recordOccurrence(id, at: fireTime, missed: delivery.missedCount)
+        let store = self.store
+        dispatcher.dispatch(delivery) { store.recordFinished(id, at: fireTime) }
+    }
+
+    /// At the first schedule after a start: delivers again what was in flight when the previous run ended.
+    private func redeliverInterrupted(_ loaded: LoadedSchedule) {
+        let byID = Dictionary(loaded.notifications.map { ($0.notification.id, $0.notification) }) { a, _ in a }
+        for interrupted in store.interrupted() {
+            guard let notification = byID[interrupted.id], notification.isEnabled else {
+                store.recordFinished(interrupted.id, at: interrupted.fireTime)
+                continue
+            }
+            log.record(
+                DaemonEvent(
+                    .deliveryFailed,
+                    "\(interrupted.id): the delivery due at \(Timestamp.iso8601(interrupted.fireTime)) was interrupted "
+                        + "by the end of the previous run; delivering it again.",
+                    fields: [
+                        ("CHIME_ID", interrupted.id),
+                        ("CHIME_FIRE_TIME", Timestamp.iso8601(interrupted.fireTime, fraction: .microseconds)),
+                    ], priority: 4))
+            deliver(
+                Delivery(notification: notification, fireTime: interrupted.fireTime, missedCount: interrupted.missed))
+        }
     }
 
     /// Writes state, reporting (not throwing) a failure: the schedule goes on, the operator is told.
@@ -205,7 +244,7 @@ public final class Scheduler: @unchecked Sendable {
         let firstDate = Date(epochMicroseconds: first)
         let lastDate = Date(epochMicroseconds: last)
         histories[notification.id]?.lastOccurrence = lastDate
-        store.recordOccurrence(notification.id, at: lastDate)
+        if !notification.trigger.isPersistent { store.recordSkipped(notification.id, at: lastDate) }
         let fields: [(name: String, value: String)] = [
             ("CHIME_ID", notification.id), ("CHIME_TITLE", notification.title),
             ("CHIME_FIRE_TIME", Timestamp.iso8601(firstDate, fraction: .microseconds)),
@@ -217,7 +256,7 @@ public final class Scheduler: @unchecked Sendable {
                 DaemonEvent(
                     .caughtUp, "\(notification.id): delivering late what was missed (\(count) occurrence(s)).",
                     fields: fields))
-            dispatcher.dispatch(Delivery(notification: notification, fireTime: lastDate, missedCount: count))
+            deliver(Delivery(notification: notification, fireTime: lastDate, missedCount: count))
         } else {
             log.record(
                 DaemonEvent(

@@ -86,6 +86,7 @@ private func position(_ location: UnitFileLocation) -> String {
         ("NUL ends a line", "[A]\nK=v\0L=w\n", ["[A] 1:1", "K=v 2:1 2:3", "L=w 3:1 3:3"]),
         ("NUL LF is two line ends", "[A]\nK=v\0\nL=w\n", ["[A] 1:1", "K=v 2:1 2:3", "L=w 4:1 4:3"]),
         ("columns count characters", "[Ä]\nÜber = äöü\n", ["[Ä] 1:1", "Über=äöü 2:1 2:8"]),
+        ("four-byte scalars", "[🔔]\nK🔔=🔔 ok\n", ["[🔔] 1:1", "K🔔=🔔 ok 2:1 2:4"]),
         ("empty file", "", []),
         ("only comments", "# a\n; b\n", []),
     ])
@@ -201,6 +202,7 @@ private func position(_ location: UnitFileLocation) -> String {
         ("[A]\nK=1\nK=2\nK=\n", "A", "K", [], ""),
         ("[A]\nK=1\n[B]\nK=x\n[A]\nK=2\n", "A", "K", ["1", "2"], "2"),
         ("[A]\nK=1\n[B]\nK=\n[A]\nK=2\n", "A", "K", ["1", "2"], "2"),
+        ("[A]\nK=1\n[A]\nL=2\n", "A", "K", ["1"], "1"),
         ("[A]\nK=1\n", "A", "L", [], nil),
         ("[A]\nk=1\nK=2\n", "A", "K", ["2"], "2"),
         ("[a]\nK=1\n", "A", "K", [], nil),

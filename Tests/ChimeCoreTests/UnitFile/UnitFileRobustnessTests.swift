@@ -1,20 +1,8 @@
+import ChimeTestSupport
 import Foundation
 import Testing
 
 @testable import ChimeCore
-
-/// SplitMix64: a small seeded generator, so that every run tries the same inputs and a failure can be replayed.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite struct UnitFileRobustnessTests {
     /// Pieces that matter to the grammar, plus bytes that are not UTF-8 on their own.
@@ -34,7 +22,7 @@ private struct SeededGenerator: RandomNumberGenerator {
     ].map { Array($0.utf8) }
 
     @Test func survivesRandomAndMutatedInput() {
-        var generator = SeededGenerator(state: 0x5EED_C41E)
+        var generator = SeededRandomNumberGenerator(seed: 0x5EED_C41E)
         var entries = 0
         var errors = 0
         var splitWords = 0
@@ -91,7 +79,7 @@ private struct SeededGenerator: RandomNumberGenerator {
         #expect(splitErrors > 1_000)
     }
 
-    private static func soup(using generator: inout SeededGenerator) -> [UInt8] {
+    private static func soup(using generator: inout SeededRandomNumberGenerator) -> [UInt8] {
         var bytes: [UInt8] = []
         for _ in 0..<Int.random(in: 0...40, using: &generator) {
             bytes += tokens.randomElement(using: &generator)!
@@ -99,7 +87,7 @@ private struct SeededGenerator: RandomNumberGenerator {
         return bytes
     }
 
-    private static func mutate(_ original: [UInt8], _ generator: inout SeededGenerator) -> [UInt8] {
+    private static func mutate(_ original: [UInt8], _ generator: inout SeededRandomNumberGenerator) -> [UInt8] {
         var bytes = original
         for _ in 0..<Int.random(in: 1...8, using: &generator) {
             let position = Int.random(in: 0...bytes.count, using: &generator)

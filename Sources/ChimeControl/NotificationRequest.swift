@@ -1,0 +1,176 @@
+import ChimeCore
+import Foundation
+
+/// What `chimectl add` was asked to schedule, written as the notification file that chimed will read.
+///
+/// The file has to mean the same whenever it is read (at every rebuild, after restarts), so everything relative
+/// is fixed when the request is made: `--in` and a relative `--at`, `--from` or `--until` (`tomorrow`, `+1h`)
+/// become absolute instants in UTC; an `--every` without `--from` is anchored one interval from now (the first
+/// occurrence is then, as with an iOS time-interval trigger), and a `--count` without `--from` counts from now.
+///
+/// Values are written as given, or refused (a usage error) when a notification file cannot hold them; the one
+/// exception is `--body`, whose line breaks become continuation lines and so read back as spaces.
+struct NotificationRequest {
+    /// A one-shot instant asked for with `--in` or `--at`, which must lie in the future.
+    struct Instant {
+        var option: String
+        var given: String
+        var date: Date
+    }
+
+    let id: String
+    private(set) var text = ""
+    private(set) var instants: [Instant] = []
+    /// The body as it will read back, when that differs from `--body` (line breaks, surrounding white space).
+    private(set) var foldedBody: String?
+
+    static let valued: Set<String> = [
+        "in", "at", "timezone", "on-calendar", "every", "count", "from", "until", "title", "body", "icon", "sound",
+        "urgency", "action", "badge", "info", "deliver",
+    ]
+
+    /// Builds the file for `id` from the options of `chimectl add`.
+    init(_ arguments: ParsedArguments, id: String, context: CommandContext) throws(UsageError) {
+        self.id = id
+        guard let title = arguments.value("title") else { throw UsageError("--title is required") }
+        guard !title.isEmpty else { throw UsageError("--title cannot be empty") }
+        let triggers = ["in", "at", "on-calendar", "every"]
+        guard triggers.contains(where: { !arguments.all($0).isEmpty }) else {
+            throw UsageError("say when: --in, --at, --on-calendar or --every")
+        }
+        let now = context.now
+        // Relative times are read in the zone the file will be read in.
+        let zone =
+            arguments.value("timezone").flatMap { name in
+                context.zones.isValidName(name) ? try? context.zones.rules(named: name) : nil
+            } ?? context.localZone
+
+        var writer = UnitFileWriter()
+        writer.comment(
+            "Added with 'chimectl add' on \(Timestamp.format(now, zone: context.localZone) ?? "?").\n"
+                + "'chimectl cancel \(id)' removes it.")
+        writer.section("Notification")
+        try Self.assign(&writer, "Title", title, option: "--title")
+        if let body = arguments.value("body"), !body.isEmpty {
+            do {
+                let folded = try writer.assign("Body", foldingLines: body)
+                if folded != body { foldedBody = folded }
+            } catch {
+                throw UsageError("invalid --body: \(error)")
+            }
+        }
+        try Self.assign(&writer, "Icon", arguments.value("icon"), option: "--icon")
+        try Self.assign(&writer, "Sound", arguments.value("sound"), option: "--sound")
+        try Self.assign(&writer, "Urgency", arguments.value("urgency"), option: "--urgency")
+        for action in arguments.all("action") { try Self.assign(&writer, "Action", action, option: "--action") }
+        try Self.assign(&writer, "Badge", arguments.value("badge"), option: "--badge")
+        for info in arguments.all("info") { try Self.assign(&writer, "Info", info, option: "--info") }
+        if let deliver = arguments.value("deliver") {
+            try Self.assign(&writer, "Deliver", try Self.backends(deliver).joined(separator: " "), option: "--deliver")
+        }
+
+        // The trigger is gathered first, so that a comment before it can say which times were fixed.
+        var trigger: [(key: String, value: String, option: String)] = []
+        var fixedNotes: [String] = []
+        if let text = arguments.value("in") {
+            let span: Timespan
+            do {
+                span = try Timespan.parse(text)
+            } catch {
+                throw UsageError("invalid --in '\(text)': \(error)")
+            }
+            let (sum, overflow) = now.epochMicroseconds.addingReportingOverflow(Int64(clamping: span.microseconds))
+            guard !span.isInfinite, !overflow else {
+                throw UsageError("invalid --in '\(text)': a notification must fire at a finite time")
+            }
+            let date = Date(epochMicroseconds: sum)
+            trigger.append(("At", try Self.absolute(date, option: "--in"), "--in"))
+            instants.append(Instant(option: "--in", given: text, date: date))
+            fixedNotes.append("--in '\(text)'")
+        }
+        if let text = arguments.value("at") {
+            let (value, date) = try Self.fixed(text, option: "--at", now: now, zone: zone, zones: context.zones)
+            trigger.append(("At", value, "--at"))
+            if let date { instants.append(Instant(option: "--at", given: text, date: date)) }
+            if value != text { fixedNotes.append("--at '\(text)'") }
+        }
+        for calendar in arguments.all("on-calendar") { trigger.append(("OnCalendar", calendar, "--on-calendar")) }
+        let every = arguments.value("every")
+        if let every { trigger.append(("Every", every, "--every")) }
+        if let text = arguments.value("from") {
+            let (value, _) = try Self.fixed(text, option: "--from", now: now, zone: zone, zones: context.zones)
+            trigger.append(("From", value, "--from"))
+            if value != text { fixedNotes.append("--from '\(text)'") }
+        } else if let every, let span = try? Timespan.parse(every), span.microseconds > 0, !span.isInfinite {
+            let (anchor, overflow) = now.epochMicroseconds.addingReportingOverflow(Int64(clamping: span.microseconds))
+            if !overflow {
+                let value = try Self.absolute(Date(epochMicroseconds: anchor), option: "--every")
+                trigger.append(("From", value, "--every"))
+                fixedNotes.append("From= one --every after adding")
+            }
+        } else if arguments.value("count") != nil {
+            trigger.append(("From", try Self.absolute(now, option: "--count"), "--count"))
+            fixedNotes.append("From= the time of adding, for --count")
+        }
+        if let text = arguments.value("until") {
+            let (value, _) = try Self.fixed(text, option: "--until", now: now, zone: zone, zones: context.zones)
+            trigger.append(("Until", value, "--until"))
+            if value != text { fixedNotes.append("--until '\(text)'") }
+        }
+        if let count = arguments.value("count") { trigger.append(("Count", count, "--count")) }
+        if let name = arguments.value("timezone") { trigger.append(("TimeZone", name, "--timezone")) }
+        if arguments.has("persistent") { trigger.append(("Persistent", "yes", "--persistent")) }
+
+        writer.section("Trigger")
+        if !fixedNotes.isEmpty { writer.comment("Fixed when added: \(fixedNotes.joined(separator: "; ")).") }
+        for entry in trigger { try Self.assign(&writer, entry.key, entry.value, option: entry.option) }
+        text = writer.text
+    }
+
+    /// Writes `key=value` unless `value` is nil, naming `option` when the value cannot be written.
+    private static func assign(
+        _ writer: inout UnitFileWriter, _ key: String, _ value: String?, option: String
+    ) throws(UsageError) {
+        guard let value else { return }
+        do {
+            try writer.assign(key, value)
+        } catch {
+            throw UsageError("invalid \(option) '\(value)': \(error)")
+        }
+    }
+
+    /// `--deliver journal,desktop`: backend names, separated by commas or white space.
+    static func backends(_ list: String) throws(UsageError) -> [String] {
+        let names = list.split { $0 == "," || $0 == " " || $0 == "\t" }.map(String.init)
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+        guard !names.isEmpty, names.allSatisfy({ $0.allSatisfy(allowed.contains) }) else {
+            throw UsageError("invalid --deliver '\(list)': expected backend names such as journal,stdout")
+        }
+        return names
+    }
+
+    /// A timestamp option as it goes into the file: as given when it is absolute, else the instant it names now.
+    /// Text that does not parse is kept, for the loader to report as it reports a file's mistakes.
+    static func fixed(
+        _ text: String, option: String, now: Date, zone: ZoneRules, zones: ZoneDatabase
+    ) throws(UsageError) -> (value: String, date: Date?) {
+        guard let date = try? Timestamp.parse(text, now: now, localZone: zone, zones: zones) else {
+            return (text, nil)
+        }
+        // A timestamp is absolute when it names the same instant whenever it is read.
+        let later = now.addingTimeInterval(400 * 86_400 + 3_600.5)
+        if (try? Timestamp.parse(text, now: later, localZone: zone, zones: zones)) == date {
+            return (text, date)
+        }
+        return (try absolute(date, option: option), date)
+    }
+
+    /// `Tue 2026-12-01 06:00:00 UTC`, with microseconds only when there are any: a form `At=` reads back exactly.
+    static func absolute(_ date: Date, option: String) throws(UsageError) -> String {
+        let precision: Timestamp.Precision = date.epochMicroseconds % 1_000_000 == 0 ? .seconds : .microseconds
+        guard let text = Timestamp.formatUTC(date, precision: precision), text != Timestamp.unformattable else {
+            throw UsageError("invalid \(option): the time it names is out of range")
+        }
+        return text
+    }
+}

@@ -1,0 +1,225 @@
+/// What a generator printed on its standard output, read line by line: each line one JSON object with the keys of a
+/// notification file plus `Id`, turned into the `UnitFile` that a `NAME.notification` with the same keys would be.
+///
+/// `{"Id":"exam-42","Title":"Exam","At":"2026-12-01 07:00","TimeZone":"Asia/Tokyo"}` becomes the notification
+/// `exam-42` with `Title=Exam` in `[Notification]` and `At=`, `TimeZone=` in `[Trigger]`, so `NotificationLoader`
+/// validates it with the same rules and messages as a file. Values are strings; a key that can be repeated in a file
+/// (`At`, `OnCalendar`, `Action`, `ExecAction`, `Info`, `Deliver`) also takes an array of strings, `Count` and
+/// `Badge` also take a number, `Persistent` and `Enabled` also take a boolean.
+///
+/// Each line stands alone: a line that is not JSON, not an object, has no valid `Id` or a value of the wrong type
+/// is an error for that line only. An unknown key is a warning, as in a file. Blank lines are skipped. Locations
+/// are `path:line:column`, the column counting Unicode scalars from 1.
+public struct GeneratorOutput: Sendable {
+    /// One non-blank line of output.
+    public struct Line: Sendable {
+        /// The line number, counting from 1.
+        public var number: Int
+        /// The notification's id, or `nil` when the line did not give a valid one.
+        public var id: String?
+        /// The keys sorted into `[Notification]` and `[Trigger]`; its `diagnostics` hold what is wrong with the
+        /// line itself (if any is an error, the line is not loaded).
+        public var unit: UnitFile
+    }
+
+    /// The generator's path, used in locations.
+    public var path: String
+    public var lines: [Line] = []
+
+    /// Keys that can be given more than once in a file; here they also take an array of strings.
+    static let repeatableKeys: Set<String> = ["At", "OnCalendar", "Action", "ExecAction", "Info", "Deliver"]
+    /// Keys that also take a JSON number, written as the value exactly as the generator printed it.
+    static let numericKeys: Set<String> = ["Count", "Badge"]
+    /// Keys that also take a JSON boolean, which becomes `yes` or `no`.
+    static let booleanKeys: Set<String> = ["Persistent", "Enabled"]
+
+    /// Reads the bytes a generator printed on stdout.
+    public init(parsing output: [UInt8], path: String) {
+        self.path = path
+        for (index, bytes) in output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .enumerated()
+        {
+            let number = index + 1
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                lines.append(Line(number: number, id: nil, unit: Self.refused(at: location(number), "Invalid UTF-8.")))
+                continue
+            }
+            guard text.contains(where: { !$0.isWhitespace }) else { continue }
+            lines.append(read(text, number: number))
+        }
+    }
+
+    /// Validates each line's notification as `loader` validates a file, in line order. A line with errors of its
+    /// own is not validated further; its result holds those errors and no notification.
+    public func validated(by loader: NotificationLoader) -> [(line: Int, result: NotificationLoader.Result)] {
+        lines.map { line in
+            guard let id = line.id, !line.unit.hasErrors else {
+                return (line.number, NotificationLoader.Result(id: line.id ?? "", diagnostics: line.unit.diagnostics))
+            }
+            return (line.number, loader.load(line.unit, id: id, path: path))
+        }
+    }
+
+    private func location(_ line: Int, column: Int? = nil) -> UnitFileLocation {
+        UnitFileLocation(file: path, line: line, column: column)
+    }
+
+    private static func refused(at location: UnitFileLocation, _ message: String) -> UnitFile {
+        UnitFile(diagnostics: [UnitFileDiagnostic(.error, at: location, message)])
+    }
+
+    private func read(_ text: String, number: Int) -> Line {
+        let json: PositionedJSON
+        do {
+            json = try PositionedJSON.parse(text)
+        } catch {
+            return Line(
+                number: number, id: nil,
+                unit: Self.refused(at: location(number, column: error.column), "Invalid JSON: \(error.reason)."))
+        }
+        guard case .object(let members) = json.value else {
+            return Line(
+                number: number, id: nil,
+                unit: Self.refused(
+                    at: location(number, column: json.column),
+                    "Expected a JSON object with the keys of a notification, found \(json.kind)."))
+        }
+        var reader = LineReader(output: self, number: number)
+        for member in members { reader.read(member) }
+        return reader.line()
+    }
+}
+
+/// Sorts one object's members into sections, collecting what is wrong on the way.
+private struct LineReader {
+    let output: GeneratorOutput
+    let number: Int
+    var id: String?
+    var idSeen = false
+    var notification: [UnitFileEntry] = []
+    var trigger: [UnitFileEntry] = []
+    var diagnostics: [UnitFileDiagnostic] = []
+
+    init(output: GeneratorOutput, number: Int) {
+        self.output = output
+        self.number = number
+    }
+
+    func location(_ column: Int? = nil) -> UnitFileLocation {
+        UnitFileLocation(file: output.path, line: number, column: column)
+    }
+
+    mutating func error(_ column: Int?, _ message: String) {
+        diagnostics.append(UnitFileDiagnostic(.error, at: location(column), message))
+    }
+
+    func line() -> GeneratorOutput.Line {
+        var diagnostics = self.diagnostics
+        if !idSeen {
+            diagnostics.insert(
+                UnitFileDiagnostic(.error, at: location(), "Missing \"Id\": each line must name its notification."),
+                at: 0)
+        }
+        // Both sections always exist, so that "Missing Title=" and "No trigger" point at this line.
+        let unit = UnitFile(
+            sections: [
+                UnitFileSection(name: "Notification", location: location(), entries: notification),
+                UnitFileSection(name: "Trigger", location: location(), entries: trigger),
+            ],
+            diagnostics: diagnostics)
+        return GeneratorOutput.Line(number: number, id: unit.hasErrors ? nil : id, unit: unit)
+    }
+
+    mutating func read(_ member: PositionedJSON.Member) {
+        let key = member.name
+        if key == "Id" {
+            readID(member)
+            return
+        }
+        guard let section = NotificationLoader.knownKeys.first(where: { $0.value.contains(key) })?.key else {
+            let known = NotificationLoader.knownKeys.values.flatMap { $0 } + ["Id"]
+            let hint = known.first { $0.lowercased() == key.lowercased() }.map {
+                " (did you mean '\($0)'? keys are case-sensitive)"
+            }
+            diagnostics.append(
+                UnitFileDiagnostic(
+                    .warning, at: location(member.column), "Unknown key '\(key)'\(hint ?? ""), ignoring."))
+            return
+        }
+        for entry in entries(member) {
+            if section == "Trigger" { trigger.append(entry) } else { notification.append(entry) }
+        }
+    }
+
+    mutating func readID(_ member: PositionedJSON.Member) {
+        guard !idSeen else {
+            error(member.column, "\"Id\" is given twice.")
+            return
+        }
+        idSeen = true
+        guard case .string(let value) = member.value.value else {
+            error(member.value.column, "\"Id\" must be a string, not \(member.value.kind).")
+            return
+        }
+        guard NotificationLoader.isValidID(value) else {
+            error(member.value.column + 1, NotificationLoader.invalidIDMessage(value))
+            return
+        }
+        id = value
+    }
+
+    /// The assignments a file would have for `member`: one per value.
+    mutating func entries(_ member: PositionedJSON.Member) -> [UnitFileEntry] {
+        let key = member.name
+        let value = member.value
+        switch value.value {
+        case .string(let text):
+            return entry(key, member.column, text, column: value.column + 1).map { [$0] } ?? []
+        case .number(let text) where GeneratorOutput.numericKeys.contains(key):
+            return [entry(key, member.column, text, column: value.column)!]
+        case .bool(let flag) where GeneratorOutput.booleanKeys.contains(key):
+            return [entry(key, member.column, flag ? "yes" : "no", column: value.column)!]
+        case .array(let elements) where GeneratorOutput.repeatableKeys.contains(key):
+            var entries: [UnitFileEntry] = []
+            for element in elements {
+                guard case .string(let text) = element.value else {
+                    error(
+                        element.column,
+                        "\"\(key)\" must be a string or an array of strings, not an array holding \(element.kind).")
+                    continue
+                }
+                if let entry = entry(key, member.column, text, column: element.column + 1) { entries.append(entry) }
+            }
+            return entries
+        default:
+            let accepted =
+                GeneratorOutput.repeatableKeys.contains(key)
+                ? "a string or an array of strings"
+                : GeneratorOutput.numericKeys.contains(key)
+                    ? "a number or a string"
+                    : GeneratorOutput.booleanKeys.contains(key) ? "a boolean or a string" : "a string"
+            error(value.column, "\"\(key)\" must be \(accepted), not \(value.kind).")
+            return []
+        }
+    }
+
+    /// `Key=text` as the file parser would store it: surrounding blanks removed, `column` moved past them. `nil`
+    /// (and an error) for text no line of a file could hold.
+    mutating func entry(_ key: String, _ keyColumn: Int, _ text: String, column: Int) -> UnitFileEntry? {
+        if text.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) {
+            error(column, "\"\(key)\" cannot hold a line break or NUL: the values of a notification are single lines.")
+            return nil
+        }
+        let scalars = text.unicodeScalars
+        let leading = scalars.prefix { $0 == " " || $0 == "\t" }.count
+        let trailing = scalars.reversed().prefix { $0 == " " || $0 == "\t" }.count
+        var trimmed = String.UnicodeScalarView()
+        if leading < scalars.count {
+            trimmed.append(contentsOf: scalars.dropFirst(leading).dropLast(trailing))
+        }
+        let valueColumn = column + leading
+        return UnitFileEntry(
+            key: key, value: String(trimmed), location: location(keyColumn), valueLocation: location(valueColumn),
+            valueSegments: [.init(offset: 0, line: number, column: valueColumn)])
+    }
+}

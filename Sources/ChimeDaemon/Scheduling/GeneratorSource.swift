@@ -1,0 +1,216 @@
+import ChimeCore
+import Foundation
+import Glibc
+import Synchronization
+
+/// Notifications printed by the executables in `generators.d/` of each configuration directory, run on every
+/// rebuild: how data that lives elsewhere (an exam list, a calendar) becomes notifications.
+///
+/// - For each name, the first directory that has an executable of that name wins, as with notification files; a
+///   symlink to `/dev/null` masks the name. Names starting with `.`, backup files and non-executables are ignored.
+/// - A generator or `generators.d` that is not owned by root or chimed's user, or is writable by its group or by
+///   others, is refused (`FileTrust`).
+/// - Each generator runs as described in `GeneratorRunner`, with `CHIME_CONFIG_DIR` set to its configuration
+///   directory (absolute) and as its working directory. Generators run concurrently; the results are taken in
+///   name order.
+/// - A generator that exits 0 contributes its lines (`GeneratorOutput`), each validated like a file; a bad line is
+///   reported and skipped. One that exits non-zero, is killed, times out or prints too much contributes nothing:
+///   it may have stopped halfway, and a partial schedule would silently lack notifications.
+public struct GeneratorSource: ScheduleSource {
+    public var directories: [String]
+    /// What generators inherit, less the service manager's variables that are meant for chimed alone.
+    public var environment: [String: String]
+    /// How long each generator may run, counted until it has exited and closed its output.
+    public var timeout: Duration
+    /// The most bytes a generator may print on stdout.
+    public var outputLimit: Int
+    var trust = FileTrust()
+
+    public static let defaultTimeout: Duration = .seconds(10)
+    public static let defaultOutputLimit = 4 << 20
+
+    /// Set by systemd for the service's main process; a generator must not notify or take sockets in its name.
+    static let serviceManagerVariables: Set<String> = [
+        "NOTIFY_SOCKET", "WATCHDOG_PID", "WATCHDOG_USEC", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES",
+    ]
+
+    public init(
+        directories: [String], environment: [String: String] = [:], timeout: Duration = defaultTimeout,
+        outputLimit: Int = defaultOutputLimit
+    ) {
+        self.directories = directories
+        self.environment = environment
+        self.timeout = timeout
+        self.outputLimit = outputLimit
+    }
+
+    /// A generator chosen to run.
+    struct Generator: Sendable {
+        var name: String
+        /// As found in the configuration directory given: used in messages and as the notifications' source.
+        var path: String
+        /// The configuration directory, made absolute for the generator.
+        var configDirectory: String
+    }
+
+    public func load(into schedule: inout LoadedSchedule, loader: NotificationLoader) throws(ScheduleLoadError) {
+        let generators = find(problems: &schedule.problems)
+        let runs = Mutex<[String: GeneratorRun]>([:])
+        let runner = GeneratorRunner(timeout: timeout, outputLimit: outputLimit)
+        DispatchQueue.concurrentPerform(iterations: generators.count) { index in
+            let generator = generators[index]
+            let run = runner.run(
+                generator.configDirectory + "/generators.d/" + generator.name,
+                environment: environment(for: generator), workingDirectory: generator.configDirectory)
+            runs.withLock { $0[generator.name] = run }
+        }
+        for generator in generators {
+            let run = runs.withLock { $0[generator.name]! }
+            collect(run, of: generator, into: &schedule, loader: loader)
+        }
+    }
+
+    func environment(for generator: Generator) -> [String: String] {
+        var result = environment.filter { !Self.serviceManagerVariables.contains($0.key) }
+        if result["PATH"] == nil { result["PATH"] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" }
+        result["CHIME_CONFIG_DIR"] = generator.configDirectory
+        return result
+    }
+
+    // MARK: Finding generators
+
+    /// The generators to run, sorted by name.
+    func find(problems: inout [UnitFileDiagnostic]) -> [Generator] {
+        // nil for a masked name.
+        var byName: [String: Generator?] = [:]
+        let probe = PosixFileKindProbe()
+        for directory in directories {
+            let shown = (directory.hasSuffix("/") ? directory : directory + "/") + "generators.d"
+            var status = stat()
+            guard lstat(shown, &status) == 0 else { continue }
+            guard probe.kind(of: shown) == .directory else {
+                problems.append(
+                    UnitFileDiagnostic(.warning, at: UnitFileLocation(file: shown), "Not a directory, ignoring."))
+                continue
+            }
+            if let objection = trust.objection(
+                to: shown, subject: "Directory", action: "run the generators in it")
+            {
+                problems.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: shown), objection))
+                continue
+            }
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: shown)
+            } catch {
+                let message = "Failed to list directory: \(GeneratorRunner.reason(error))."
+                problems.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: shown), message))
+                continue
+            }
+            for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+            where byName[name] == nil && !Self.isHiddenOrBackup(name) {
+                let path = shown + "/" + name
+                switch probe.kind(of: path) {
+                case .null:
+                    byName[name] = .some(nil)
+                case .file:
+                    // A file that is not executable is not a generator (a README, a data file), and does not
+                    // take the name from later directories.
+                    if stat(path, &status) == 0 && status.st_mode & 0o111 == 0 { continue }
+                    byName[name] = Generator(name: name, path: path, configDirectory: Self.absolute(directory))
+                case .directory, .other:
+                    continue
+                }
+            }
+        }
+        var generators: [Generator] = []
+        for name in byName.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            guard let generator = byName[name] ?? nil else { continue }
+            if let objection = trust.objection(to: generator.path, subject: "Generator", action: "run it") {
+                problems.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: generator.path), objection))
+                continue
+            }
+            generators.append(generator)
+        }
+        return generators
+    }
+
+    /// Dotfiles, editor backups and package managers' leftovers, which systemd skips in its `.d` directories too.
+    static func isHiddenOrBackup(_ name: String) -> Bool {
+        let suffixes = [
+            "~", ".swp", ".dpkg-old", ".dpkg-new", ".dpkg-dist", ".dpkg-bak", ".dpkg-tmp", ".rpmnew", ".rpmsave",
+            ".rpmorig", ".ucf-old", ".ucf-new", ".ucf-dist",
+        ]
+        return name.hasPrefix(".") || suffixes.contains { name.hasSuffix($0) }
+    }
+
+    static func absolute(_ directory: String) -> String {
+        var path = directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+
+    // MARK: Results
+
+    private func collect(
+        _ run: GeneratorRun, of generator: Generator, into schedule: inout LoadedSchedule, loader: NotificationLoader
+    ) {
+        let location = UnitFileLocation(file: generator.path)
+        func fail(_ what: String) {
+            schedule.problems.append(UnitFileDiagnostic(.error, at: location, failure(what, run)))
+        }
+        switch run.ending {
+        case .exited(status: 0):
+            let output = GeneratorOutput(parsing: run.output, path: generator.path)
+            for (line, result) in output.validated(by: loader) {
+                schedule.problems += result.diagnostics
+                if let notification = result.notification {
+                    schedule.notifications.append(
+                        LoadedNotification(notification: notification, source: generator.path, line: line))
+                }
+            }
+            if let errors = Self.quoted(run.standardErrorTail) {
+                schedule.problems.append(
+                    UnitFileDiagnostic(.warning, at: location, "Generator wrote to stderr: \(errors)."))
+            }
+        case .exited(let status):
+            fail("Generator exited with status \(status)")
+        case .killedBySignal(let signal):
+            fail("Generator was killed by signal \(signal) (\(String(cString: strsignal(signal))))")
+        case .timedOut:
+            fail(
+                "Generator did not finish within \(Timespan(timeout) ?? .infinity); killed it and everything it started"
+            )
+        case .printedTooMuch:
+            fail("Generator printed more than \(outputLimit) bytes; killed it and everything it started")
+        case .failedToStart(let reason):
+            schedule.problems.append(UnitFileDiagnostic(.error, at: location, "Failed to run generator: \(reason)."))
+        }
+    }
+
+    /// `what` went wrong, what is therefore not used, and the end of stderr: one sentence.
+    private func failure(_ what: String, _ run: GeneratorRun) -> String {
+        var message = what
+        let lines = run.output.split(separator: UInt8(ascii: "\n")).filter {
+            $0.contains { !" \t\r".utf8.contains($0) }
+        }.count
+        if lines > 0 {
+            message += "; ignoring the \(lines) line(s) it printed, as a generator that fails may have stopped halfway"
+        }
+        if let errors = Self.quoted(run.standardErrorTail) { message += " (stderr: \(errors))" }
+        return message + "."
+    }
+
+    /// The last lines of `bytes` (at most 3 and 300 characters) in quotes, or `nil` if there is nothing to show.
+    static func quoted(_ bytes: [UInt8]) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let lines = text.split(whereSeparator: \.isNewline).map {
+            String($0.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+                .trimmingCharacters(in: .whitespaces)
+        }.filter { !$0.isEmpty }
+        guard !lines.isEmpty else { return nil }
+        var shown = lines.suffix(3).joined(separator: " / ")
+        if shown.count > 300 { shown = "…" + shown.suffix(299) }
+        return "\"\(shown)\""
+    }
+}

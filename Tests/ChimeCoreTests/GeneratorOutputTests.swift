@@ -1,0 +1,236 @@
+import Foundation
+import Testing
+
+@testable import ChimeCore
+
+/// `GeneratorOutput`: a generator's JSON lines become what the same keys in a file would, and every way a line can
+/// be wrong is reported at `path:line:column` for that line alone.
+@Suite struct GeneratorOutputTests {
+    static let berlin = try! ZoneDatabase.system.rules(named: "Europe/Berlin")
+    static let path = "/etc/chime/generators.d/exams"
+    let loader = NotificationLoader(systemZone: GeneratorOutputTests.berlin)
+
+    func output(_ text: String) -> GeneratorOutput {
+        GeneratorOutput(parsing: Array(text.utf8), path: Self.path)
+    }
+
+    /// Every diagnostic of every line, as printed: `path:line:column: message`.
+    func problems(_ text: String) -> [String] {
+        output(text).validated(by: loader).flatMap { $0.result.diagnostics.map(\.description) }
+    }
+
+    func loadFile(_ text: String, id: String) -> NotificationLoader.Result {
+        let path = "/etc/chime/\(id).notification"
+        return loader.load(UnitFile(parsing: text, path: path), id: id, path: path)
+    }
+
+    @Test func everyKeyGivesWhatTheSameKeysInAFileGive() throws {
+        let line = """
+            {"Id":"exam-42","Title":"Exam: Linear Algebra","Body":"Starts today at 09:00, room 4B",\
+            "Icon":"x-office-calendar","Category":"reminder","Sound":"default","Urgency":"critical",\
+            "Action":["open:Open","snooze:Snooze"],"ExecAction":"open:/usr/bin/xdg-open \\"https://e.org/?id=42\\"",\
+            "SnoozeSec":"5min","Badge":"+1","Info":["kind=exam","room=4B"],"Deliver":["journal","stdout"],\
+            "Enabled":true,"At":["2026-12-01 07:00","2026-12-02 07:00"],"OnCalendar":"Mon..Fri 09:55",\
+            "Every":"15min","From":"2026-11-30 08:00","Count":7,"Until":"2027-01-01","TimeZone":"Asia/Tokyo",\
+            "Persistent":"yes"}
+            """
+        let file = """
+            [Notification]
+            Title=Exam: Linear Algebra
+            Body=Starts today at 09:00, room 4B
+            Icon=x-office-calendar
+            Category=reminder
+            Sound=default
+            Urgency=critical
+            Action=open:Open
+            Action=snooze:Snooze
+            ExecAction=open:/usr/bin/xdg-open "https://e.org/?id=42"
+            SnoozeSec=5min
+            Badge=+1
+            Info=kind=exam
+            Info=room=4B
+            Deliver=journal
+            Deliver=stdout
+            Enabled=yes
+            [Trigger]
+            At=2026-12-01 07:00
+            At=2026-12-02 07:00
+            OnCalendar=Mon..Fri 09:55
+            Every=15min
+            From=2026-11-30 08:00
+            Count=7
+            Until=2027-01-01
+            TimeZone=Asia/Tokyo
+            Persistent=yes
+            """
+        let results = output(line).validated(by: loader)
+        #expect(results.map(\.line) == [1])
+        let generated = try #require(results.first?.result)
+        #expect(generated.diagnostics.isEmpty, "\(generated.diagnostics)")
+        let expected = try #require(loadFile(file, id: "exam-42").notification)
+        #expect(try #require(generated.notification) == expected)
+        #expect(expected.trigger.instants.count == 2 && expected.info.count == 2 && expected.backends.count == 2)
+    }
+
+    @Test func numbersBooleansAndBlanksAreWrittenAsInAFile() throws {
+        let results = output(
+            """
+            {"Id":"a","Title":"  padded\\t","Badge":-2,"Count":3,"Persistent":false,"Enabled":false,"Every":"1h"}
+            """
+        ).validated(by: loader)
+        let notification = try #require(results.first?.result.notification)
+        #expect(notification.title == "padded")
+        #expect(notification.badge == .add(-2))
+        #expect(notification.trigger.count == 3)
+        #expect(!notification.trigger.isPersistent)
+        #expect(!notification.isEnabled)
+    }
+
+    @Test func blankLinesAreSkippedAndLinesKeepTheirNumbers() {
+        let text = """
+            {"Id":"one","Title":"1","OnCalendar":"daily"}
+
+              \t
+            {"Id":"four","Title":"4","OnCalendar":"daily"}\r
+            {"Id":"five","Title":"5","OnCalendar":"daily"}
+            """
+        let results = output(text).validated(by: loader)
+        #expect(results.map(\.line) == [1, 4, 5])
+        #expect(results.compactMap(\.result.notification?.id) == ["one", "four", "five"])
+    }
+
+    @Test func aBadLineIsReportedAloneAndTheOthersLoad() {
+        let text = """
+            {"Id":"one","Title":"1","OnCalendar":"daily"}
+            hello
+            {"Id":"three","Title":"3","OnCalendar":"daily"}
+            """
+        let results = output(text).validated(by: loader)
+        #expect(results.compactMap(\.result.notification?.id) == ["one", "three"])
+        #expect(problems(text) == ["\(Self.path):2:1: Invalid JSON: expected a value, found 'h'."])
+    }
+
+    /// A value that breaks a rule gives the very message the same value gives in a file; only the place differs.
+    @Test(arguments: [
+        ("At", "2027-13-01 07:00"), ("OnCalendar", "Mon..Fri 25:00"), ("Every", "0"), ("Every", "soon"),
+        ("Count", "0"), ("Until", "tomorrow"), ("TimeZone", "Mars/Olympus"), ("Persistent", "maybe"),
+        ("Urgency", "urgent"), ("Badge", "++1"), ("SnoozeSec", "0"), ("Action", "open"), ("Info", "1x=y"),
+        ("ExecAction", "open:xdg-open x"), ("Enabled", "perhaps"), ("Deliver", "\"journal"),
+    ])
+    func invalidValuesGiveTheMessagesOfAFile(key: String, value: String) throws {
+        let trigger = key == "Every" || key == "Count" ? ("Every", "1h") : ("OnCalendar", "daily")
+        let pairs = [("Title", "t")] + (key == trigger.0 ? [] : [trigger]) + [(key, value)]
+        let triggerKeys = NotificationLoader.knownKeys["Trigger"]!
+        func assignments(inTrigger: Bool) -> String {
+            pairs.filter { triggerKeys.contains($0.0) == inTrigger }.map { "\($0.0)=\($0.1)\n" }.joined()
+        }
+        let file = "[Notification]\n\(assignments(inTrigger: false))[Trigger]\n\(assignments(inTrigger: true))"
+        let json = JSONValue.object([("Id", .string("sample"))] + pairs.map { ($0.0, .string($0.1)) }).serialized
+        let fromFile = loadFile(file, id: "sample").diagnostics
+        let result = try #require(output(json).validated(by: loader).first?.result)
+        #expect(fromFile.contains { $0.severity == .error })
+        #expect(result.diagnostics.map(\.message) == fromFile.map(\.message))
+        #expect(result.diagnostics.allSatisfy { $0.location.file == Self.path && $0.location.line == 1 })
+        #expect(result.notification == nil)
+    }
+
+    @Test func errorsPointIntoTheLine() {
+        // The value of At starts at column 29, after its opening quote; blanks before a value move it on.
+        #expect(
+            problems(#"{"Id":"x","Title":"t","At":"2027-13-01 07:00"}"#) == [
+                "\(Self.path):1:29: Invalid At= '2027-13-01 07:00': column 6: not a timestamp systemd understands."
+            ])
+        #expect(
+            problems(#"{"Id":"x","Title":"t","OnCalendar":"  Mon..Fri 25:00"}"#) == [
+                "\(Self.path):1:39: Invalid OnCalendar= 'Mon..Fri 25:00': The hour 25 is out of range."
+            ])
+    }
+
+    /// Each way a line can be malformed, with the exact report.
+    @Test(arguments: [
+        ("[1,2]", "1:1: Expected a JSON object with the keys of a notification, found an array."),
+        (#""text""#, "1:1: Expected a JSON object with the keys of a notification, found a string."),
+        (
+            #"{"Id":"x","Title":"t""#,
+            "1:22: Invalid JSON: expected ',' or '}' after a member, found the end of the line."
+        ),
+        (#"{"Id":"x",}"#, "1:11: Invalid JSON: expected a member name in double quotes, found '}'."),
+        (#"{"Id"="x"}"#, "1:6: Invalid JSON: expected ':' after the member name, found '='."),
+        (#"{"Id":"x"} {}"#, "1:12: Invalid JSON: unexpected '{' after the value."),
+        (#"{"Id":"x\q"}"#, "1:9: Invalid JSON: invalid escape '\\q' in a string."),
+        (#"{"Id":"x"#, "1:7: Invalid JSON: unterminated string."),
+        ("{\"Id\":\"a\tb\"}", "1:9: Invalid JSON: U+0009 inside a string; write it as an escape such as \\n."),
+        (#"{"Count":01}"#, "1:11: Invalid JSON: a number cannot start with 0."),
+        (#"{"Count":1.}"#, "1:12: Invalid JSON: expected a digit after '.', found '}'."),
+        (#"{"Enabled":tru}"#, "1:12: Invalid JSON: expected a value, found 't'."),
+        (#"{"Id":"\ud800"}"#, "1:8: Invalid JSON: unpaired surrogate in \\u escape."),
+        (String(repeating: "[", count: 40), "1:33: Invalid JSON: values nested more than 32 deep."),
+        (#"{"Title":"t","OnCalendar":"daily"}"#, "1: Missing \"Id\": each line must name its notification."),
+        (#"{"Id":42,"Title":"t"}"#, "1:7: \"Id\" must be a string, not a number."),
+        (
+            #"{"Id":"exam 42","Title":"t"}"#,
+            "1:8: Invalid notification name 'exam 42': use letters, digits and '-_.@:'."
+        ),
+        (#"{"Id":"a","Id":"b"}"#, "1:11: \"Id\" is given twice."),
+        (#"{"Id":"a","Title":["t"]}"#, "1:19: \"Title\" must be a string, not an array."),
+        (#"{"Id":"a","Title":null}"#, "1:19: \"Title\" must be a string, not null."),
+        (#"{"Id":"a","Body":3}"#, "1:18: \"Body\" must be a string, not a number."),
+        (#"{"Id":"a","Count":true}"#, "1:19: \"Count\" must be a number or a string, not a boolean."),
+        (#"{"Id":"a","Persistent":1}"#, "1:24: \"Persistent\" must be a boolean or a string, not a number."),
+        (#"{"Id":"a","At":{"a":1}}"#, "1:16: \"At\" must be a string or an array of strings, not an object."),
+        (
+            #"{"Id":"a","Action":["open:Open",2]}"#,
+            "1:33: \"Action\" must be a string or an array of strings, not an array holding a number."
+        ),
+        (
+            #"{"Id":"a","Body":"one\ntwo"}"#,
+            "1:19: \"Body\" cannot hold a line break or NUL: the values of a notification are single lines."
+        ),
+    ])
+    func malformedLines(line: String, expected: String) {
+        let results = output(line).validated(by: loader)
+        #expect(results.count == 1)
+        #expect(results.first?.result.notification == nil)
+        #expect(results.first?.result.diagnostics.map(\.description) == ["\(Self.path):\(expected)"])
+    }
+
+    @Test func invalidUTF8IsReportedForItsLine() {
+        var bytes = Array(#"{"Id":"a","Title":"t","OnCalendar":"daily"}"#.utf8) + [0x0A]
+        bytes += [0x7B, 0xFF, 0x7D, 0x0A]
+        let results = GeneratorOutput(parsing: bytes, path: Self.path).validated(by: loader)
+        #expect(results.compactMap(\.result.notification?.id) == ["a"])
+        #expect(results.last?.result.diagnostics.map(\.description) == ["\(Self.path):2: Invalid UTF-8."])
+    }
+
+    @Test func unknownKeysAreWarningsAndTheLineStillLoads() {
+        let text = #"{"Id":"a","title":"t","Title":"T","Colour":"red","OnCalendar":"daily"}"#
+        let results = output(text).validated(by: loader)
+        #expect(results.first?.result.notification?.title == "T")
+        #expect(
+            problems(text) == [
+                "\(Self.path):1:11: Unknown key 'title' (did you mean 'Title'? keys are case-sensitive), ignoring.",
+                "\(Self.path):1:35: Unknown key 'Colour', ignoring.",
+            ])
+    }
+
+    @Test func missingTitleAndTriggerPointAtTheLine() {
+        #expect(
+            problems(#"{"Id":"a"}"#) == [
+                "\(Self.path):1: No trigger: set At=, OnCalendar= or Every= in [Trigger].",
+                "\(Self.path):1: Missing Title= in [Notification].",
+            ])
+    }
+
+    @Test func stringsDecodeEscapesAndSurrogatePairs() throws {
+        let text = #"{"Id":"a","Title":"\"q\" \\ \/ \u00e9 \ud83d\udd14 \t","OnCalendar":"daily"}"#
+        let notification = try #require(output(text).validated(by: loader).first?.result.notification)
+        #expect(notification.title == "\"q\" \\ / é 🔔")
+    }
+
+    @Test func anEmptyValueResetsAsInAFile() throws {
+        let text = #"{"Id":"a","Title":"t","Info":["a=1","","b=2"],"Urgency":"","OnCalendar":"daily"}"#
+        let notification = try #require(output(text).validated(by: loader).first?.result.notification)
+        #expect(notification.info.map(\.key) == ["b"])
+        #expect(notification.urgency == .normal)
+    }
+}

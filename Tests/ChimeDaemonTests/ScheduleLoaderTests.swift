@@ -1,0 +1,55 @@
+import ChimeCore
+import ChimeTestSupport
+import Foundation
+import Testing
+
+@testable import ChimeDaemon
+
+/// Loading from several sources: earlier sources win for the same id, and a directory that cannot be read fails
+/// the whole load.
+@Suite struct ScheduleLoaderTests {
+    static func file(_ title: String) -> String {
+        "[Notification]\nTitle=\(title)\n[Trigger]\nEvery=1h\n"
+    }
+
+    @Test func laterSourcesLoseDuplicateIDsWithAWarning() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-loader")
+        defer { directory.remove() }
+        try directory.write("one/a.notification", Self.file("A from one"))
+        try directory.write("one/b.notification", Self.file("B"))
+        try directory.write("two/a.notification", Self.file("A from two"))
+        try directory.write("two/c.notification", Self.file("C"))
+        let loader = ScheduleLoader(sources: [
+            NotificationDirectorySource(directories: [directory.path + "/one"]),
+            NotificationDirectorySource(directories: [directory.path + "/two"]),
+        ])
+        let loaded = try loader.load(systemZone: .utc)
+        #expect(loaded.notifications.map(\.notification.title) == ["A from one", "B", "C"])
+        #expect(
+            loaded.problems.map(\.description) == [
+                "\(directory.path)/two/a.notification: A notification named 'a' was already loaded, ignoring this one."
+            ])
+    }
+
+    @Test func withoutDuplicatesEverythingLoadsInOrder() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-loader")
+        defer { directory.remove() }
+        for name in ["c", "a", "b"] { try directory.write("\(name).notification", Self.file(name)) }
+        let loader = ScheduleLoader(sources: [
+            NotificationDirectorySource(directories: [directory.path + "/missing", directory.path])
+        ])
+        let loaded = try loader.load(systemZone: .utc)
+        #expect(loaded.notifications.map(\.notification.id) == ["a", "b", "c"])
+        #expect(loaded.problems.isEmpty)
+    }
+
+    @Test func aConfigurationPathThatIsNotADirectoryFailsTheLoad() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-loader")
+        defer { directory.remove() }
+        let path = try directory.write("plain-file", "x")
+        let loader = ScheduleLoader(sources: [NotificationDirectorySource(directories: [path])])
+        #expect(throws: ScheduleLoadError("Cannot read configuration directory \(path)")) {
+            try loader.load(systemZone: .utc)
+        }
+    }
+}

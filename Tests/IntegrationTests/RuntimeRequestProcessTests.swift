@@ -1,0 +1,223 @@
+import ChimeTestSupport
+import Foundation
+import Testing
+
+/// `chimectl add`, `cancel`, `disable`, `enable` and `fire` against a real `chimed` (stand-in `NOTIFY_SOCKET`,
+/// delivering to stdout) on temporary directories.
+@Suite(.serialized) struct RuntimeRequestProcessTests {
+    let chimed = BinaryLocator.path(of: "chimed")
+    let chimectl = BinaryLocator.path(of: "chimectl")
+
+    /// An instance's directories, and the chimed running on them.
+    final class Instance {
+        let directory: TemporaryDirectory
+        let notify: NotifySocket
+        var process: RunningProcess?
+
+        init() throws {
+            directory = try TemporaryDirectory(prefix: "chime-runtime")
+            notify = try NotifySocket(directory: directory.path)
+            try directory.write("etc/standup.notification", Self.standup)
+        }
+
+        static let standup = "[Notification]\nTitle=Stand-up\n[Trigger]\nOnCalendar=Mon..Fri 09:55\n"
+
+        var options: [String] {
+            [
+                "--config-dir=\(directory.path)/etc", "--state-dir=\(directory.path)/state",
+                "--runtime-dir=\(directory.path)/run",
+            ]
+        }
+
+        /// Starts chimed and waits until it is ready.
+        func start(_ chimed: String) throws {
+            // What an earlier chimed sent (the READY=1 after each rebuild) is not about this one.
+            while notify.receive(timeout: 0) != nil {}
+            let process = try RunningProcess(
+                chimed, options + ["--deliver=stdout"],
+                environment: ["NOTIFY_SOCKET": notify.path, "TZ": "Europe/Berlin"])
+            self.process = process
+            let ready = notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+            #expect(ready.last?.contains("READY=1") == true, "chimed did not start: \(process.standardError)")
+        }
+
+        func stop() {
+            process?.signal(SIGTERM)
+            #expect(process?.wait(timeout: 30) == 0)
+        }
+
+        /// The ids chimed delivered to stdout, in order.
+        var delivered: [String] {
+            (process?.standardOutput ?? "").split(separator: "\n").compactMap { line in
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return object?["id"] as? String
+            }
+        }
+
+        /// Waits, up to `timeout` seconds, until chimed has delivered `id`.
+        func waitForDelivery(of id: String, timeout: Double) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if delivered.contains(id) { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+    }
+
+    func chimectl(_ arguments: [String], _ instance: Instance) throws -> ProcessRunner.Output {
+        try ProcessRunner.run(chimectl, arguments + instance.options, environment: ["TZ": "Europe/Berlin"])
+    }
+
+    /// The ids `chimectl list --json` shows.
+    func listed(_ instance: Instance) throws -> [String] {
+        let list = try chimectl(["list", "--json"], instance)
+        #expect(list.status == 0, "\(list.standardError)")
+        return list.standardOutput.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String
+        }
+    }
+
+    @Test func anAddedNotificationIsListedThenDeliveredByTheRunningDaemon() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        try instance.start(chimed)
+        defer { instance.stop() }
+
+        let add = try chimectl(["add", "--in", "2s", "--title", "A new item is downloaded", "--id", "soon"], instance)
+        #expect(add.status == 0, "\(add.standardError)")
+        #expect(add.standardOutput.hasPrefix("Added soon: next at "))
+        #expect(add.standardOutput.hasSuffix(" (1s left).\n") || add.standardOutput.hasSuffix(" (2s left).\n"))
+        #expect(add.standardError.isEmpty)
+        #expect(try listed(instance) == ["soon", "standup"])
+        #expect(instance.delivered.isEmpty)
+
+        #expect(instance.waitForDelivery(of: "soon", timeout: 5))
+        let line = try #require(instance.process?.standardOutput.split(separator: "\n").first)
+        #expect(line.hasPrefix(#"{"id":"soon","title":"A new item is downloaded","body":"","info":{},"fire_time":"#))
+        // chimed rewrites its snapshot after the delivery, in the background.
+        let deadline = Date().addingTimeInterval(5)
+        while try listed(instance) != ["standup"] && Date() < deadline { usleep(50_000) }
+        #expect(try listed(instance) == ["standup"])
+    }
+
+    @Test func aCancelledNotificationIsNeverDelivered() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        try instance.start(chimed)
+        defer { instance.stop() }
+
+        let add = try chimectl(["add", "--in", "2s", "--title", "Never", "--id", "never", "--json"], instance)
+        #expect(add.status == 0, "\(add.standardError)")
+        #expect(add.standardOutput.contains(#""scheduled":true"#))
+        #expect(try listed(instance) == ["never", "standup"])
+        let cancel = try chimectl(["cancel", "never"], instance)
+        #expect(cancel.status == 0, "\(cancel.standardError)")
+        #expect(cancel.standardOutput == "Cancelled never.\n")
+        #expect(try listed(instance) == ["standup"])
+        Thread.sleep(forTimeInterval: 3)
+        #expect(instance.delivered.isEmpty)
+    }
+
+    @Test func anAddedNotificationSurvivesARestart() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        try instance.start(chimed)
+        let add = try chimectl(["add", "--on-calendar", "*-12-24 18:00", "--title", "Eve", "--id", "eve"], instance)
+        #expect(add.status == 0, "\(add.standardError)")
+        instance.stop()
+
+        let down = try chimectl(["add", "--in", "1h", "--title", "While down", "--id", "down"], instance)
+        #expect(down.status == 0)
+        #expect(down.standardError == "chimectl add: chimed is not running; 'down' will be scheduled when it starts.\n")
+
+        try instance.start(chimed)
+        defer { instance.stop() }
+        #expect(Set(try listed(instance)) == ["standup", "down", "eve"])
+        let snapshot = try String(contentsOfFile: instance.directory.path + "/run/schedule.json", encoding: .utf8)
+        #expect(snapshot.contains(#""source":"\#(instance.directory.path)/state/added/eve.notification""#))
+    }
+
+    @Test func aRequestCannotTakeTheIDOfAGeneratorsNotification() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        let generator = try instance.directory.write(
+            "etc/generators.d/weekly",
+            "#!/bin/sh\necho '{\"Id\":\"weekly\",\"Title\":\"W\",\"OnCalendar\":\"Mon 08:00\"}'\n")
+        chmod(generator, 0o755)
+        try instance.start(chimed)
+        defer { instance.stop() }
+        #expect(try listed(instance).contains("weekly"))
+        let add = try chimectl(["add", "--id", "weekly", "--title", "T", "--in", "1h"], instance)
+        #expect(add.status == 1)
+        #expect(
+            add.standardError == "chimectl add: 'weekly' is the id of \(generator), which would win over the request; "
+                + "choose another --id\n")
+        #expect(!FileManager.default.fileExists(atPath: instance.directory.path + "/state/added/weekly.notification"))
+    }
+
+    @Test func disableAndEnableAFileDefinedNotification() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        try instance.start(chimed)
+        defer { instance.stop() }
+
+        let disable = try chimectl(["disable", "standup"], instance)
+        #expect(disable.status == 0, "\(disable.standardError)")
+        #expect(try listed(instance).isEmpty)
+        let enable = try chimectl(["enable", "standup"], instance)
+        #expect(enable.status == 0, "\(enable.standardError)")
+        #expect(try listed(instance) == ["standup"])
+        #expect(
+            try String(contentsOfFile: instance.directory.path + "/etc/standup.notification", encoding: .utf8)
+                == Instance.standup)
+    }
+
+    @Test func fireDeliversNowWithChimedsDefaultBackend() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        try instance.start(chimed)
+        defer { instance.stop() }
+
+        // chimed runs with --deliver=stdout, which fire takes from its snapshot.
+        let fire = try chimectl(["fire", "standup"], instance)
+        #expect(fire.status == 0, "\(fire.standardError)")
+        let lines = fire.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines.first?.hasPrefix(#"{"id":"standup","title":"Stand-up","body":"","info":{},"fire_time":"#) == true)
+        #expect(Array(lines.dropFirst()) == ["Fired standup: Stand-up", "  stdout: delivered"])
+        // The daemon's schedule and deliveries are untouched.
+        #expect(instance.delivered.isEmpty)
+        #expect(try listed(instance) == ["standup"])
+    }
+
+    @Test func fireDeliversToTheJournal() throws {
+        if let reason = PrivateJournal.unavailableReason { try Test.cancel("Skipped: \(reason)") }
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        let result = try PrivateJournal.run(
+            #"exec "$@""#, arguments: [chimectl, "fire", "--deliver=journal", "standup"] + instance.options)
+        #expect(result.output.status == 0, "\(result.output.standardError)")
+        #expect(result.output.standardOutput == "Fired standup: Stand-up\n  journal: delivered\n")
+        let entry = try #require(result.entries.first { $0["CHIME_ID"] == "standup" }, "no entry in the journal")
+        #expect(entry["CHIME_TITLE"] == "Stand-up")
+        #expect(entry["CHIME_BACKEND"] == "journal")
+        #expect(entry["MESSAGE_ID"] == "e73fb9a22fd0422fa10f6ec70955e821")
+    }
+
+    @Test func theSystemInstanceRefusesRequestsFromOtherUsers() throws {
+        guard geteuid() == 0 else { try Test.cancel("Skipped: needs root to run chimectl as nobody") }
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        let result = try ProcessRunner.run(
+            "/usr/bin/setpriv",
+            ["--reuid=nobody", "--regid=nogroup", "--clear-groups", chimectl, "add", "--title", "x", "--in", "1h"]
+                + instance.options)
+        #expect(result.status == 1)
+        #expect(
+            result.standardError == "chimectl add: cannot write \(instance.directory.path)/state/added (Permission "
+                + "denied): the system instance accepts requests only from root; run this as root, or use --user "
+                + "for your own instance\n")
+        #expect(!FileManager.default.fileExists(atPath: instance.directory.path + "/state"))
+    }
+}
