@@ -128,8 +128,12 @@ struct ElapseSearch {
         // the occurrence nearer the offset its previous conversion left. When systemd iterates, that is the offset
         // of the previous elapse, which is the base, so it stays in the base's occurrence; asked afresh, it has
         // converted nothing yet. (A named zone is computed in a forked child, which never has.)
+        // (With one offset and no leap seconds no conversion depends on the remembered offset, so there is nothing
+        // to find out.)
         let (baseSeconds, baseMicrosecond) = CivilTime.floorDivide64(instant, 1_000_000)
-        if iteratesLocally && isElapse(zone.localFields(at: baseSeconds).fields, microsecond: Int(baseMicrosecond)) {
+        if iteratesLocally && plainFixedOffset == nil
+            && isElapse(zone.localFields(at: baseSeconds).fields, microsecond: Int(baseMicrosecond))
+        {
             offsetHint = Int(from.localSeconds - seconds)
         } else {
             offsetHint = 0
@@ -314,7 +318,8 @@ struct ElapseSearch {
         if time.isInRange {
             if let plainFixedOffset {
                 if time.isDST < 0 || time.isDST == plainFixedIsDST {
-                    if time.localSeconds - Int64(plainFixedOffset) >= 0 {
+                    // No offset reaches back a year, so only 1970 needs the instant to tell it is not before 1970.
+                    if time.year > 1970 || time.localSeconds - Int64(plainFixedOffset) >= 0 {
                         offsetHint = plainFixedOffset
                         return 1
                     }
@@ -401,7 +406,7 @@ struct ElapseSearch {
             let result = day >= 1 && day <= length ? day : -1
             if let plainFixedOffset, t.isDST < 0 || t.isDST == plainFixedIsDST {
                 offsetHint = plainFixedOffset
-                return t.localSeconds - Int64(plainFixedOffset) >= 0 ? result : -1
+                return time.year > 1970 || t.localSeconds - Int64(plainFixedOffset) >= 0 ? result : -1
             }
             if let (instant, _) = zone.uniqueInstant(forLocal: t.localSeconds, offset: offsetHint, isDST: t.isDST) {
                 return instant >= 0 ? result : -1
