@@ -31,6 +31,12 @@ public struct CommandContext: Sendable {
         /// Appends UTF-8 text given as bytes, as `write(_:)` does.
         public func write(bytes: some Collection<UInt8>) {
             lock.lock()
+            if let sink, buffer.isEmpty, bytes.count >= bufferLimit, let whole = bytes as? [UInt8] {
+                // A chunk at least as large as the buffer goes straight on, without a copy.
+                lock.unlock()
+                sink(whole)
+                return
+            }
             buffer.append(contentsOf: bytes)
             let full = sink != nil && buffer.count >= bufferLimit
             lock.unlock()
@@ -78,12 +84,21 @@ public struct CommandContext: Sendable {
         self.zones = zones
     }
 
+    /// Writes `bytes` to `handle` without copying them into a `Data` first.
+    private static func write(_ bytes: [UInt8], to handle: FileHandle) {
+        bytes.withUnsafeBytes { raw in
+            guard let start = raw.baseAddress, raw.count > 0 else { return }
+            handle.write(
+                Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: start), count: raw.count, deallocator: .none))
+        }
+    }
+
     /// The context of the running process: its standard streams, environment, clock and local zone.
     public static func process() -> CommandContext {
         let environment = ProcessInfo.processInfo.environment
         return CommandContext(
-            output: Stream { FileHandle.standardOutput.write(Data($0)) },
-            errors: Stream(bufferLimit: 0) { FileHandle.standardError.write(Data($0)) },
+            output: Stream { bytes in Self.write(bytes, to: .standardOutput) },
+            errors: Stream(bufferLimit: 0) { bytes in Self.write(bytes, to: .standardError) },
             environment: environment,
             now: Date(),
             localZone: LocalZone.resolve(tz: environment["TZ"]))

@@ -45,7 +45,7 @@ struct LabelledLineWriter {
     private static let zeros = [UInt8](repeating: UInt8(ascii: "0"), count: 20)
 
     /// How many bytes gather before they go to the stream.
-    private static let chunkSize = 32_768
+    private static let chunkSize = 65_536
 
     mutating func add(_ label: String, _ value: String) {
         add(Label(label)) { $0.append(contentsOf: value.utf8) }
