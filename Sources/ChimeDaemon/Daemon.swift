@@ -12,6 +12,9 @@ public final class Daemon: @unchecked Sendable {
     private let environment: [String: String]
     private let queue = DispatchQueue(label: "chimed.scheduler", qos: .userInteractive)
     private let loadQueue = DispatchQueue(label: "chimed.load", qos: .utility)
+    private let notifyQueue = DispatchQueue(label: "chimed.notify", qos: .utility)
+    /// Whether a status and snapshot refresh is already scheduled, touched only on `queue`.
+    private var refreshPending = false
     private let clock = SystemWallClock()
     private let notifier = SystemdNotifier()
     private let log: any EventLog
@@ -200,10 +203,20 @@ public final class Daemon: @unchecked Sendable {
     }
 
     /// Called after every fire: the status line and the snapshot follow the schedule.
+    /// Status line and snapshot are refreshed at most every `refreshInterval` while fires come fast: one update
+    /// after a burst, not one per fire.
     func scheduleChanged() {
-        notify("STATUS=\(statusText())")
-        refreshSnapshot()
+        guard !refreshPending else { return }
+        refreshPending = true
+        queue.asyncAfter(deadline: .now() + Self.refreshInterval) { [weak self] in
+            guard let self else { return }
+            refreshPending = false
+            notify("STATUS=\(statusText())")
+            refreshSnapshot()
+        }
     }
+
+    static let refreshInterval = DispatchTimeInterval.milliseconds(100)
 
     private func refreshSnapshot(waiting: Bool = false) {
         let status = scheduler.status()
@@ -214,11 +227,17 @@ public final class Daemon: @unchecked Sendable {
         snapshot.write(status: status, facts: facts, now: clock.now(), waiting: waiting)
     }
 
+    /// Sends `state` to the service manager from a queue of its own, in order: `sd_notify` blocks while the
+    /// manager's socket is full, and that must never hold up a fire.
     private func notify(_ state: String) {
-        do {
-            try notifier.notify(state)
-        } catch {
-            log.record(DaemonEvent(.configError, "sd_notify failed: \(error)", priority: 4))
+        let notifier = self.notifier
+        let log = self.log
+        notifyQueue.async {
+            do {
+                try notifier.notify(state)
+            } catch {
+                log.record(DaemonEvent(.configError, "sd_notify failed: \(error)", priority: 4))
+            }
         }
     }
 
@@ -278,6 +297,7 @@ public final class Daemon: @unchecked Sendable {
             log.record(DaemonEvent(.stopping, "Deliveries still in flight after 5 s; exiting anyway.", priority: 4))
         }
         try? FileManager.default.removeItem(atPath: options.pidPath)
+        notifyQueue.sync {}  // STOPPING=1 is out before the process ends
         exit(0)
     }
 

@@ -56,7 +56,8 @@ final class SnapshotWriter: @unchecked Sendable {
         do {
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try AtomicFile.write(text, to: path)
+            // Runtime state, rewritten often: atomic, but not synced to disk.
+            try AtomicFile.write(text, to: path, durable: false)
         } catch {
             FileHandle.standardError.write(Data("chimed: cannot write \(path): \(error)\n".utf8))
         }
