@@ -15,6 +15,9 @@ public final class Daemon: @unchecked Sendable {
     private let notifyQueue = DispatchQueue(label: "chimed.notify", qos: .utility)
     /// Whether a status and snapshot refresh is already scheduled, touched only on `queue`.
     private var refreshPending = false
+    /// The badge number, touched only on `queue`.
+    private var badge = 0
+    private let badgeFile: BadgeFile
     private let clock = SystemWallClock()
     private let notifier = SystemdNotifier()
     private let log: any EventLog
@@ -50,7 +53,9 @@ public final class Daemon: @unchecked Sendable {
             clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: dispatcher, log: log,
             store: FileHistoryStore(directory: options.stateDirectory))
         snapshot = SnapshotWriter(path: options.snapshotPath)
+        badgeFile = BadgeFile(stateDirectory: options.stateDirectory)
         scheduler.afterFire = { [weak self] in self?.scheduleChanged() }
+        scheduler.willDeliver = { [weak self] delivery in self?.applyBadge(to: &delivery) }
     }
 
     /// Where notifications come from, in order of precedence for the same id: files, then generators, then the
@@ -144,6 +149,7 @@ public final class Daemon: @unchecked Sendable {
         rebuildCount += 1
         switch result {
         case .success(let loaded):
+            readBadge()
             scheduler.install(loaded)
             lastRebuild = clock.now()
             problems = loaded.problems.map(\.description)
@@ -198,8 +204,39 @@ public final class Daemon: @unchecked Sendable {
         } else {
             text += "; nothing due"
         }
+        if badge > 0 { text += "; badge: \(badge)" }
         if let lastError { text += "; last error: \(lastError)" }
         return text
+    }
+
+    // MARK: Badge
+
+    /// On the scheduler's queue: a delivery's `Badge=` changes the instance's badge number, kept on disk.
+    private func applyBadge(to delivery: inout Delivery) {
+        guard let change = delivery.notification.badge else { return }
+        badge = BadgeFile.apply(change, to: badge)
+        delivery.badge = badge
+        do {
+            try badgeFile.write(badge)
+        } catch {
+            log.record(DaemonEvent(.configError, "Cannot record the badge number: \(error)", priority: 3))
+        }
+    }
+
+    /// At start, the stored number; at each rebuild, a number `chimectl badge set/clear` requested.
+    private func readBadge() {
+        if rebuildCount <= 1 {
+            let (value, problem) = badgeFile.read()
+            badge = value
+            if let problem { log.record(DaemonEvent(.configError, problem, priority: 4)) }
+        }
+        guard let requested = badgeFile.takeRequest() else { return }
+        badge = requested
+        do {
+            try badgeFile.write(badge)
+        } catch {
+            log.record(DaemonEvent(.configError, "Cannot record the badge number: \(error)", priority: 3))
+        }
     }
 
     /// Called after every fire: the status line and the snapshot follow the schedule.
@@ -223,7 +260,7 @@ public final class Daemon: @unchecked Sendable {
         let facts = SnapshotWriter.Facts(
             pid: getpid(), instance: options.instance, lastRebuild: lastRebuild, lastLoadStarted: lastLoadStarted,
             rebuilds: rebuildCount, lastError: lastError, configDirectories: options.configDirectories,
-            problems: problems, defaultBackends: options.defaultBackends)
+            problems: problems, defaultBackends: options.defaultBackends, badge: badge)
         snapshot.write(status: status, facts: facts, now: clock.now(), waiting: waiting)
     }
 
