@@ -140,20 +140,20 @@ import Testing
         _ = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
         Thread.sleep(forTimeInterval: 2.3)
         let chimectl = BinaryLocator.path(of: "chimectl")
-        let where_ = ["--runtime-dir=\(instance.directory.path)/run", "--state-dir=\(instance.directory.path)/state"]
-        let counted = try ProcessRunner.run(chimectl, ["badge", "--json"] + where_)
+        let instanceOptions = ["--runtime-dir=\(instance.directory.path)/run", "--state-dir=\(instance.directory.path)/state"]
+        let counted = try ProcessRunner.run(chimectl, ["badge", "--json"] + instanceOptions)
         let lines = instance.process.standardOutput.split(separator: "\n")
         // Each delivery carries the number after its own +1, and the file keeps the latest.
         #expect(lines.enumerated().allSatisfy { $0.element.contains(#""badge":\#($0.offset + 1)"#) })
         #expect(counted.standardOutput.hasPrefix(#"{"badge":"#))
-        let cleared = try ProcessRunner.run(chimectl, ["badge", "clear"] + where_)
+        let cleared = try ProcessRunner.run(chimectl, ["badge", "clear"] + instanceOptions)
         #expect(cleared.status == 0, "\(cleared.standardError)")
         #expect(cleared.standardOutput == "0\n")
-        let set = try ProcessRunner.run(chimectl, ["badge", "set", "40"] + where_)
+        let set = try ProcessRunner.run(chimectl, ["badge", "set", "40"] + instanceOptions)
         #expect(set.standardOutput == "40\n")
         let status = instance.notify.receive(until: { $0.contains("badge: 4") }, timeout: 5)
         #expect(status.last?.contains("; badge: 4") == true)
-        #expect(try ProcessRunner.run(chimectl, ["badge", "set", "-1"] + where_).status == 64)
+        #expect(try ProcessRunner.run(chimectl, ["badge", "set", "-1"] + instanceOptions).status == 64)
         instance.process.signal(SIGTERM)
         #expect(instance.process.wait(timeout: 10) == 0)
     }
