@@ -140,7 +140,9 @@ import Testing
         _ = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
         Thread.sleep(forTimeInterval: 2.3)
         let chimectl = BinaryLocator.path(of: "chimectl")
-        let instanceOptions = ["--runtime-dir=\(instance.directory.path)/run", "--state-dir=\(instance.directory.path)/state"]
+        let instanceOptions = [
+            "--runtime-dir=\(instance.directory.path)/run", "--state-dir=\(instance.directory.path)/state",
+        ]
         let counted = try ProcessRunner.run(chimectl, ["badge", "--json"] + instanceOptions)
         let lines = instance.process.standardOutput.split(separator: "\n")
         // Each delivery carries the number after its own +1, and the file keeps the latest.
