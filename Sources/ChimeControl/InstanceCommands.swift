@@ -204,6 +204,7 @@ struct StatusCommand: Command {
                     ("running", .bool(view.isRunning)), ("pid", view.isRunning ? .number(Int64(view.pid ?? 0)) : .null),
                     ("scheduled", .number(Int64(entries.count))),
                     ("next", entries.first.map { ListCommand.json($0) } ?? .null),
+                    ("badge", .number(Int64(snapshot?["badge"] as? Int ?? 0))),
                     ("last_rebuild", lastRebuild.map(JSONValue.string) ?? .null),
                     ("last_error", lastError.map(JSONValue.string) ?? .null),
                     ("runtime_directory", .string(view.options.runtimeDirectory)),
@@ -218,6 +219,7 @@ struct StatusCommand: Command {
                     let left = Timestamp.relativeDescription(of: first.next, now: context.now)
                     lines.add("Next:", "\(first.id) at \(first.nextLocal) (\(left))")
                 }
+                lines.add("Badge:", String(snapshot?["badge"] as? Int ?? 0))
                 lines.add("Last rebuild:", lastRebuild ?? "-")
                 lines.add("Last error:", lastError ?? "none")
             }

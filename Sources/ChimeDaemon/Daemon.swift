@@ -12,6 +12,12 @@ public final class Daemon: @unchecked Sendable {
     private let environment: [String: String]
     private let queue = DispatchQueue(label: "chimed.scheduler", qos: .userInteractive)
     private let loadQueue = DispatchQueue(label: "chimed.load", qos: .utility)
+    private let notifyQueue = DispatchQueue(label: "chimed.notify", qos: .utility)
+    /// Whether a status and snapshot refresh is already scheduled, touched only on `queue`.
+    private var refreshPending = false
+    /// The badge number, touched only on `queue`.
+    private var badge = 0
+    private let badgeFile: BadgeFile
     private let clock = SystemWallClock()
     private let notifier = SystemdNotifier()
     private let log: any EventLog
@@ -47,7 +53,9 @@ public final class Daemon: @unchecked Sendable {
             clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: dispatcher, log: log,
             store: FileHistoryStore(directory: options.stateDirectory))
         snapshot = SnapshotWriter(path: options.snapshotPath)
+        badgeFile = BadgeFile(stateDirectory: options.stateDirectory)
         scheduler.afterFire = { [weak self] in self?.scheduleChanged() }
+        scheduler.willDeliver = { [weak self] delivery in self?.applyBadge(to: &delivery) }
     }
 
     /// Where notifications come from, in order of precedence for the same id: files, then generators, then the
@@ -141,6 +149,7 @@ public final class Daemon: @unchecked Sendable {
         rebuildCount += 1
         switch result {
         case .success(let loaded):
+            readBadge()
             scheduler.install(loaded)
             lastRebuild = clock.now()
             problems = loaded.problems.map(\.description)
@@ -195,30 +204,77 @@ public final class Daemon: @unchecked Sendable {
         } else {
             text += "; nothing due"
         }
+        if badge > 0 { text += "; badge: \(badge)" }
         if let lastError { text += "; last error: \(lastError)" }
         return text
     }
 
-    /// Called after every fire: the status line and the snapshot follow the schedule.
-    func scheduleChanged() {
-        notify("STATUS=\(statusText())")
-        refreshSnapshot()
+    // MARK: Badge
+
+    /// On the scheduler's queue: a delivery's `Badge=` changes the instance's badge number, kept on disk.
+    private func applyBadge(to delivery: inout Delivery) {
+        guard let change = delivery.notification.badge else { return }
+        badge = BadgeFile.apply(change, to: badge)
+        delivery.badge = badge
+        do {
+            try badgeFile.write(badge)
+        } catch {
+            log.record(DaemonEvent(.configError, "Cannot record the badge number: \(error)", priority: 3))
+        }
     }
+
+    /// At start, the stored number; at each rebuild, a number `chimectl badge set/clear` requested.
+    private func readBadge() {
+        if rebuildCount <= 1 {
+            let (value, problem) = badgeFile.read()
+            badge = value
+            if let problem { log.record(DaemonEvent(.configError, problem, priority: 4)) }
+        }
+        guard let requested = badgeFile.takeRequest() else { return }
+        badge = requested
+        do {
+            try badgeFile.write(badge)
+        } catch {
+            log.record(DaemonEvent(.configError, "Cannot record the badge number: \(error)", priority: 3))
+        }
+    }
+
+    /// Called after every fire: the status line and the snapshot follow the schedule.
+    /// Status line and snapshot are refreshed at most every `refreshInterval` while fires come fast: one update
+    /// after a burst, not one per fire.
+    func scheduleChanged() {
+        guard !refreshPending else { return }
+        refreshPending = true
+        queue.asyncAfter(deadline: .now() + Self.refreshInterval) { [weak self] in
+            guard let self else { return }
+            refreshPending = false
+            notify("STATUS=\(statusText())")
+            refreshSnapshot()
+        }
+    }
+
+    static let refreshInterval = DispatchTimeInterval.milliseconds(100)
 
     private func refreshSnapshot(waiting: Bool = false) {
         let status = scheduler.status()
         let facts = SnapshotWriter.Facts(
             pid: getpid(), instance: options.instance, lastRebuild: lastRebuild, lastLoadStarted: lastLoadStarted,
             rebuilds: rebuildCount, lastError: lastError, configDirectories: options.configDirectories,
-            problems: problems, defaultBackends: options.defaultBackends)
+            problems: problems, defaultBackends: options.defaultBackends, badge: badge)
         snapshot.write(status: status, facts: facts, now: clock.now(), waiting: waiting)
     }
 
+    /// Sends `state` to the service manager from a queue of its own, in order: `sd_notify` blocks while the
+    /// manager's socket is full, and that must never hold up a fire.
     private func notify(_ state: String) {
-        do {
-            try notifier.notify(state)
-        } catch {
-            log.record(DaemonEvent(.configError, "sd_notify failed: \(error)", priority: 4))
+        let notifier = self.notifier
+        let log = self.log
+        notifyQueue.async {
+            do {
+                try notifier.notify(state)
+            } catch {
+                log.record(DaemonEvent(.configError, "sd_notify failed: \(error)", priority: 4))
+            }
         }
     }
 
@@ -278,6 +334,7 @@ public final class Daemon: @unchecked Sendable {
             log.record(DaemonEvent(.stopping, "Deliveries still in flight after 5 s; exiting anyway.", priority: 4))
         }
         try? FileManager.default.removeItem(atPath: options.pidPath)
+        notifyQueue.sync {}  // STOPPING=1 is out before the process ends
         exit(0)
     }
 

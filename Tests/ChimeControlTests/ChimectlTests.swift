@@ -137,7 +137,7 @@ import Testing
     @Test(arguments: [
         "--help", "calendar --help", "timestamp --help", "timespan --help", "verify --help", "list --help",
         "next --help", "status --help", "reload --help", "add --help", "cancel --help", "disable --help",
-        "enable --help", "fire --help", "history --help", "completion --help",
+        "enable --help", "fire --help", "history --help", "completion --help", "badge --help",
     ])
     func helpSnapshots(invocation: String) throws {
         let run = Self.run(invocation.split(separator: " ").map(String.init))

@@ -114,9 +114,17 @@ private struct Finder {
                 warn(path, "Drop-in directory for a notification that does not exist, ignoring.")
             }
         }
-        return mainFiles.sorted { Self.byteOrder($0.key, $1.key) }.map { id, main in
-            load(id: id, main: main, dropInDirectories: dropInDirectories[id] ?? [])
+        // Reading and parsing the files is independent work: spread it over the cores, each file with a copy of
+        // the finder whose new warnings are gathered afterwards, in order.
+        let finder = self
+        let known = diagnostics.count
+        let loaded = mainFiles.sorted { Self.byteOrder($0.key, $1.key) }.concurrentMap { id, main in
+            var copy = finder
+            let file = copy.load(id: id, main: main, dropInDirectories: dropInDirectories[id] ?? [])
+            return (file, copy.diagnostics.dropFirst(known))
         }
+        for (_, warnings) in loaded { diagnostics += warnings }
+        return loaded.map(\.0)
     }
 
     private mutating func load(id: String, main: Candidate, dropInDirectories: [String]) -> NotificationFile {

@@ -8,6 +8,8 @@ public struct Delivery: Sendable {
     public var fireTime: Date
     /// How many occurrences this delivery stands for when missed ones were collapsed (0 for an ordinary one).
     public var missedCount: Int
+    /// The badge number after this delivery's `Badge=` took effect, when it has one.
+    public var badge: Int?
 
     public init(notification: ScheduledNotification, fireTime: Date, missedCount: Int = 0) {
         self.notification = notification

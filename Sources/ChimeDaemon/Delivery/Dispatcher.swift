@@ -95,6 +95,7 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
         ]
         if !notification.body.isEmpty { fields.append(("CHIME_BODY", notification.body)) }
         if delivery.missedCount > 0 { fields.append(("CHIME_MISSED", String(delivery.missedCount))) }
+        if let badge = delivery.badge { fields.append(("CHIME_BADGE", String(badge))) }
         for (key, value) in notification.info { fields.append(("CHIME_INFO_" + key.uppercased(), value)) }
         return fields
     }

@@ -31,6 +31,7 @@ public final class StandardOutputBackend: DeliveryBackend, @unchecked Sendable {
             ("backend", .string("stdout")),
         ]
         if delivery.missedCount > 0 { members.append(("missed", .number(Int64(delivery.missedCount)))) }
+        if let badge = delivery.badge { members.append(("badge", .number(Int64(badge)))) }
         return JSONValue.object(members).serialized
     }
 }

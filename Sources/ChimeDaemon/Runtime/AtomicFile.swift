@@ -11,7 +11,10 @@ public enum AtomicFile {
         public var description: String { "\(operation) \(path): \(String(cString: strerror(errno)))" }
     }
 
-    public static func write(_ text: String, to path: String, mode: mode_t = 0o644) throws {
+    /// Writes `text` to `path` atomically. With `durable` (the default) the data and the rename are also synced
+    /// to disk before returning; without, a reader still never sees a torn file, but a power loss may lose the
+    /// latest version (fine for runtime files, which do not outlive a boot).
+    public static func write(_ text: String, to path: String, mode: mode_t = 0o644, durable: Bool = true) throws {
         let directory = (path as NSString).deletingLastPathComponent
         let temporary = "\(directory)/.\((path as NSString).lastPathComponent).\(getpid()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
@@ -30,7 +33,7 @@ public enum AtomicFile {
             }
             offset += written
         }
-        if ok && fsync(fd) != 0 {
+        if ok && durable && fsync(fd) != 0 {
             ok = false
             failure = WriteError(path: temporary, operation: "fsync", errno: errno)
         }
@@ -44,6 +47,7 @@ public enum AtomicFile {
             unlink(temporary)
             throw error
         }
+        guard durable else { return }
         let directoryFD = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryFD >= 0 {
             fsync(directoryFD)

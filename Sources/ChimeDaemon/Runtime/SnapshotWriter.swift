@@ -17,6 +17,7 @@ final class SnapshotWriter: @unchecked Sendable {
         var configDirectories: [String]
         var problems: [String]
         var defaultBackends: [String]
+        var badge: Int
     }
 
     static let version: Int64 = 1
@@ -56,7 +57,8 @@ final class SnapshotWriter: @unchecked Sendable {
         do {
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try AtomicFile.write(text, to: path)
+            // Runtime state, rewritten often: atomic, but not synced to disk.
+            try AtomicFile.write(text, to: path, durable: false)
         } catch {
             FileHandle.standardError.write(Data("chimed: cannot write \(path): \(error)\n".utf8))
         }
@@ -88,7 +90,7 @@ final class SnapshotWriter: @unchecked Sendable {
                 "last_load_started",
                 facts.lastLoadStarted.map { .string(Timestamp.iso8601($0, fraction: .microseconds)) } ?? .null
             ),
-            ("rebuilds", .number(Int64(facts.rebuilds))),
+            ("rebuilds", .number(Int64(facts.rebuilds))), ("badge", .number(Int64(facts.badge))),
             ("last_error", facts.lastError.map(JSONValue.string) ?? .null),
             ("config_directories", .array(facts.configDirectories.map(JSONValue.string))),
             ("default_backends", .array(facts.defaultBackends.map(JSONValue.string))),

@@ -79,16 +79,20 @@ public struct NotificationDirectorySource: ScheduleSource {
         }
         let search = NotificationSearch(searching: directories, probe: PosixFileKindProbe())
         schedule.problems += search.diagnostics
-        for file in search.files {
+        // Checking and validating each file is independent work: spread over the cores, gathered in order.
+        let results = search.files.concurrentMap { file -> ([UnitFileDiagnostic], LoadedNotification?) in
             if case .loaded = file.content, let (path, objection) = objection(to: [file.path] + file.dropInPaths) {
-                schedule.problems.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), objection))
-                continue
+                return ([UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), objection)], nil)
             }
             let result = loader.load(file)
-            schedule.problems += result.diagnostics
-            if let notification = result.notification {
-                schedule.notifications.append(LoadedNotification(notification: notification, source: file.path))
-            }
+            return (
+                result.diagnostics,
+                result.notification.map { LoadedNotification(notification: $0, source: file.path) }
+            )
+        }
+        for (problems, notification) in results {
+            schedule.problems += problems
+            if let notification { schedule.notifications.append(notification) }
         }
     }
 }

@@ -55,6 +55,8 @@ public final class Scheduler: @unchecked Sendable {
     private var reportedSkips: Set<String> = []
     /// Runs after each fire has been handled (deliveries made, timer re-armed).
     public var afterFire: (() -> Void)?
+    /// Runs for each delivery just before it is handed off, and may complete it (the daemon sets the badge).
+    public var willDeliver: ((inout Delivery) -> Void)?
 
     /// - Parameters:
     ///   - timer: the one timer; the scheduler installs its handler.
@@ -172,6 +174,8 @@ public final class Scheduler: @unchecked Sendable {
     /// Hands `delivery` to the dispatcher, recording it as in flight until every backend is done with it: after a
     /// crash, what was in flight is delivered again, and nothing else.
     private func deliver(_ delivery: Delivery) {
+        var delivery = delivery
+        willDeliver?(&delivery)
         let id = delivery.notification.id
         let fireTime = delivery.fireTime
         store.recordOccurrence(id, at: fireTime, missed: delivery.missedCount)

@@ -1,0 +1,31 @@
+import Dispatch
+import Foundation
+
+extension Array {
+    /// `map` spread over the available cores, in order. For large batches of independent work (reading and
+    /// parsing thousands of notification files); small arrays are mapped in place.
+    public func concurrentMap<T>(_ transform: (Element) -> T) -> [T] {
+        guard count >= 64 else { return map(transform) }
+        let chunkCount = Swift.min(count, 4 * Swift.max(1, ProcessInfo.processInfo.activeProcessorCount))
+        let chunkSize = (count + chunkCount - 1) / chunkCount
+        return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            // Each chunk writes its own disjoint range of the buffer.
+            nonisolated(unsafe) let output = buffer
+            withoutActuallyEscaping(transform) { transform in
+                nonisolated(unsafe) let transform = transform
+                self.withUnsafeBufferPointer { input in
+                    nonisolated(unsafe) let input = input
+                    DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
+                        let start = chunk * chunkSize
+                        let end = Swift.min(start + chunkSize, input.count)
+                        guard start < end else { return }
+                        for index in start..<end {
+                            (output.baseAddress! + index).initialize(to: transform(input[index]))
+                        }
+                    }
+                }
+            }
+            initialized = count
+        }
+    }
+}
