@@ -186,13 +186,13 @@ struct ElapseSearch {
             if !keepFlavour { c.isDST = requestedDST }
 
             var value = c.year
-            var r = match(spec.year, &value, in: c)
+            var r = Self.match(spec.year, &value)
             c.year = value
             if r > 0 { resetBelowYear(&c, &usec) }
             if r < 0 || withinBounds(&c) <= 0 { return .never }
 
             value = c.month
-            r = match(spec.month, &value, in: c)
+            r = Self.match(spec.month, &value)
             c.month = value
             if r > 0 { resetBelowMonth(&c, &usec) }
             if r >= 0 { r = withinBounds(&c) }
@@ -204,7 +204,7 @@ struct ElapseSearch {
             if r == 0 { continue }
 
             value = c.day
-            r = match(spec.day, &value, in: c, endOfMonth: spec.endOfMonth)
+            r = matchDay(&value, in: c)
             c.day = value
             if r > 0 { resetBelowDay(&c, &usec) }
             if r >= 0 { r = withinBounds(&c) }
@@ -222,7 +222,7 @@ struct ElapseSearch {
             }
 
             value = c.hour
-            r = match(spec.hour, &value, in: c)
+            r = Self.match(spec.hour, &value)
             c.hour = value
             if r > 0 { resetBelowHour(&c, &usec) }
             if r >= 0 { r = withinBounds(&c) }
@@ -235,7 +235,7 @@ struct ElapseSearch {
             if r == 0 { continue }
 
             value = c.minute
-            r = match(spec.minute, &value, in: c)
+            r = Self.match(spec.minute, &value)
             c.minute = value
             if r > 0 {
                 c.second = 0
@@ -250,7 +250,7 @@ struct ElapseSearch {
             if r == 0 { continue }
 
             value = c.second * CalendarSpec.microsecondsPerSecond + usec
-            r = match(spec.microsecond, &value, in: c)
+            r = Self.match(spec.microsecond, &value)
             usec = value % CalendarSpec.microsecondsPerSecond
             c.second = value / CalendarSpec.microsecondsPerSecond
             if r >= 0 { r = withinBounds(&c) }
@@ -370,14 +370,14 @@ struct ElapseSearch {
     /// Whether the spec elapses at wall time `time` plus `microsecond` (which must be normalised).
     mutating func isElapse(_ time: LocalDateTime.Fields, microsecond: Int) -> Bool {
         var c = time
-        func matches(_ components: [CalendarSpec.Component]?, _ value: Int, endOfMonth: Bool = false) -> Bool {
+        func matches(_ components: [CalendarSpec.Component]?, _ value: Int) -> Bool {
             var value = value
-            return match(components, &value, in: c, endOfMonth: endOfMonth) == 0
+            return Self.match(components, &value) == 0
         }
         c.isDST = requestedDST
-        return matches(spec.year, c.year) && matches(spec.month, c.month)
-            && matches(spec.day, c.day, endOfMonth: spec.endOfMonth) && matchesWeekday(c)
-            && matches(spec.hour, c.hour) && matches(spec.minute, c.minute)
+        var day = c.day
+        return matches(spec.year, c.year) && matches(spec.month, c.month) && matchDay(&day, in: c) == 0
+            && matchesWeekday(c) && matches(spec.hour, c.hour) && matches(spec.minute, c.minute)
             && matches(spec.microsecond, c.second * CalendarSpec.microsecondsPerSecond + microsecond)
     }
 
@@ -418,30 +418,43 @@ struct ElapseSearch {
 
     /// Sets `value` to the earliest value ≥ `value` that one of `components` allows. Returns 1 if `value`
     /// changed, 0 if it already matched (or any value is allowed), -1 if nothing matches.
-    private mutating func match(
-        _ components: [CalendarSpec.Component]?, _ value: inout Int, in time: LocalDateTime.Fields,
-        endOfMonth: Bool = false
-    ) -> Int {
+    ///
+    /// Static, so that the search hands it the spec's lists without retaining them for each call.
+    private static func match(_ components: [CalendarSpec.Component]?, _ value: inout Int) -> Int {
         guard let components else { return 0 }
         var best = Int.max
         for component in components {
-            var start = component.start
-            var stop = component.stop
-            if endOfMonth {
-                start = dayFromEndOfMonth(time, component.start)
-                stop = dayFromEndOfMonth(time, component.stop)
-                if stop > 0 { swap(&start, &stop) }
-            }
-            if start >= value {
-                best = min(best, start)
-            } else if component.repeat > 0 {
-                let steps = (value - start + component.repeat - 1) / component.repeat
-                let candidate = start + component.repeat * steps
-                if candidate < best && (stop < 0 || candidate <= stop) { best = candidate }
-            }
+            consider(start: component.start, stop: component.stop, step: component.repeat, for: value, best: &best)
         }
         guard best != Int.max else { return -1 }
         defer { value = best }
         return value != best ? 1 : 0
+    }
+
+    /// `match` for the day of the month, counted from the month's end where the spec says `~`.
+    private mutating func matchDay(_ value: inout Int, in time: LocalDateTime.Fields) -> Int {
+        guard spec.endOfMonth, let components = spec.day else { return Self.match(spec.day, &value) }
+        var best = Int.max
+        for component in components {
+            var start = dayFromEndOfMonth(time, component.start)
+            var stop = dayFromEndOfMonth(time, component.stop)
+            if stop > 0 { swap(&start, &stop) }
+            Self.consider(start: start, stop: stop, step: component.repeat, for: value, best: &best)
+        }
+        guard best != Int.max else { return -1 }
+        defer { value = best }
+        return value != best ? 1 : 0
+    }
+
+    /// Lowers `best` to the earliest value ≥ `value` of `start`, `start..stop` or `start/step` (`stop` -1: no end).
+    @inline(__always)
+    private static func consider(start: Int, stop: Int, step: Int, for value: Int, best: inout Int) {
+        if start >= value {
+            best = min(best, start)
+        } else if step > 0 {
+            let steps = (value - start + step - 1) / step
+            let candidate = start + step * steps
+            if candidate < best && (stop < 0 || candidate <= stop) { best = candidate }
+        }
     }
 }
