@@ -83,22 +83,28 @@ struct CalendarCommand: Command {
         let zone = context.localZone
         let showUTC = !zone.isUniversal
         let now = context.now.epochMicroseconds
+        // Labels in locals: each use of a static one would check that it is initialised and retain its bytes.
+        let (nextElapse, iteration, inUTC, fromNow) = (Self.nextElapse, Self.iteration, Self.inUTC, Self.fromNow)
         var elapses = spec.elapses(afterMicroseconds: base.epochMicroseconds, localZone: zone)
         var number = 0
         while number < count, let elapse = elapses.next() {
             if number == 0 {
-                lines.add(nextElapse) { appendLocal(elapse, zone: zone, to: &$0) }
+                lines.begin(nextElapse)
             } else {
-                lines.add(iteration, number: number + 1) { appendLocal(elapse, zone: zone, to: &$0) }
+                lines.begin(iteration, number: number + 1)
             }
+            appendLocal(elapse, zone: zone, to: &lines.bytes)
+            lines.end()
             if showUTC {
-                lines.add(inUTC) {
-                    if !Timestamp.formatUTC(microseconds: elapse, into: &$0) {
-                        $0.append(contentsOf: Timestamp.unformattable.utf8)
-                    }
+                lines.begin(inUTC)
+                if !Timestamp.formatUTC(microseconds: elapse, into: &lines.bytes) {
+                    lines.bytes.append(contentsOf: Timestamp.unformattable.utf8)
                 }
+                lines.end()
             }
-            lines.add(fromNow) { Timestamp.relativeDescription(ofMicroseconds: elapse, now: now, into: &$0) }
+            lines.begin(fromNow)
+            Timestamp.relativeDescription(ofMicroseconds: elapse, now: now, into: &lines.bytes)
+            lines.end()
             number += 1
         }
         if number == 0 && count > 0 { lines.add("Next elapse:", "never") }

@@ -41,27 +41,31 @@ struct LabelledLineWriter {
         pending.reserveCapacity(Self.chunkSize + 1_024)
     }
 
-    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: labelWidth)
-    private static let zeros = [UInt8](repeating: UInt8(ascii: "0"), count: 20)
-
     /// How many bytes gather before they go to the stream.
     private static let chunkSize = 65_536
 
     mutating func add(_ label: String, _ value: String) {
-        add(Label(label)) { $0.append(contentsOf: value.utf8) }
+        begin(Label(label))
+        pending.append(contentsOf: value.utf8)
+        end()
     }
 
-    /// A line whose value `writeValue` appends to the bytes it is handed.
+    /// The line being written: `begin` puts its label here, the caller appends the value, `end` ends it. (A closure
+    /// for the value would capture what it formats, zone rules with a dozen arrays to retain, for every line.)
+    var bytes: [UInt8] {
+        get { pending }
+        _modify { yield &pending }
+    }
+
+    /// Starts a line with `label`.
     @inline(__always)
-    mutating func add(_ label: Label, value writeValue: (inout [UInt8]) -> Void) {
+    mutating func begin(_ label: Label) {
         pending.append(contentsOf: label.start)
-        writeValue(&pending)
-        endLine()
     }
 
-    /// A line labelled `prefix`, `number` and a colon (`Iter. #2:`), whose value `writeValue` appends.
+    /// Starts a line labelled `prefix`, `number` and a colon (`Iter. #2:`).
     @inline(__always)
-    mutating func add(_ prefix: [UInt8], number: Int, value writeValue: (inout [UInt8]) -> Void) {
+    mutating func begin(_ prefix: [UInt8], number: Int) {
         var digits = 1
         var power = 10
         while number >= power && digits < 19 {
@@ -69,24 +73,27 @@ struct LabelledLineWriter {
             power &*= 10
         }
         let width = prefix.count + digits + 1
-        if width < Self.labelWidth { pending.append(contentsOf: Self.spaces[width...]) }
+        for _ in width..<max(width, Self.labelWidth) { pending.append(UInt8(ascii: " ")) }
         pending.append(contentsOf: prefix)
-        pending.append(contentsOf: Self.zeros[..<digits])
-        var rest = number
-        var index = pending.count - 1
-        while rest > 0 {
-            pending[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-            rest /= 10
-            index -= 1
+        // The digits on the stack, appended in one copy.
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { buffer in
+            var rest = number
+            var index = buffer.count - 1
+            repeat {
+                buffer[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+                index -= 1
+            } while rest > 0 && index >= 0
+            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(buffer.count - digits)...]))
         }
         pending.append(UInt8(ascii: ":"))
         pending.append(UInt8(ascii: " "))
-        writeValue(&pending)
-        endLine()
     }
 
+    /// Ends the line; hands a full chunk to the stream.
     @inline(__always)
-    private mutating func endLine() {
+    mutating func end() {
         pending.append(UInt8(ascii: "\n"))
         if pending.count >= Self.chunkSize { flushPending() }
     }

@@ -70,7 +70,10 @@ extension Timestamp {
                 localSeconds: time.localSeconds - Int64(time.second), fraction: microseconds % 1_000_000,
                 precision: precision, second: time.second)
         }
-        zone.abbreviationBytes[type].withUnsafeBufferPointer { abbreviation in
+        let start = type == 0 ? 0 : zone.abbreviationEnds[type - 1]
+        let end = zone.abbreviationEnds[type]
+        zone.abbreviationBytes.withUnsafeBufferPointer { all in
+            let abbreviation = UnsafeBufferPointer(rebasing: all[start..<end])
             if abbreviation.count <= ASCIIScratch.capacity - text.count {
                 text.append(contentsOf: abbreviation)
                 text.write(to: &bytes)

@@ -28,8 +28,10 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
     /// Leap seconds (only the `right/` zones have them): from each instant on, wall time lags by the correction.
     /// Instants in such a zone count leap seconds, so `12:00 right/UTC` is 27 seconds after 12:00 UTC.
     let leapSeconds: [LeapSecond]
-    /// The abbreviation of each of `types` as UTF-8, ready to copy into formatted timestamps.
-    let abbreviationBytes: [[UInt8]]
+    /// The abbreviations of `types` as UTF-8, one after the other, ready to copy into formatted timestamps; type
+    /// `i`'s are `abbreviationBytes[abbreviationEnds[i - 1]..<abbreviationEnds[i]]` (from 0 for the first).
+    let abbreviationBytes: [UInt8]
+    let abbreviationEnds: [Int]
     /// Where lookups start: for each span of `2^lookupShift` seconds from `lookupBase` on, the index of the last
     /// transition at or before the span's start. The calendar search looks up thousands of instants per elapse
     /// listed; bisecting hundreds of transitions for each was a quarter of its time.
@@ -78,7 +80,12 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         self.standardAbbreviation = standardAbbreviation
         self.daylightAbbreviation = daylightAbbreviation
         self.leapSeconds = leapSeconds
-        abbreviationBytes = types.map { Array($0.abbreviation.utf8) }
+        abbreviationBytes = types.flatMap { Array($0.abbreviation.utf8) }
+        var end = 0
+        abbreviationEnds = types.map {
+            end += $0.abbreviation.utf8.count
+            return end
+        }
         // From 1900 on: some files start with a "big bang" transition billions of years back.
         lookupBase = max(transitions.first ?? 0, -2_208_988_800)
         var starts: [Int32] = []
