@@ -36,10 +36,19 @@ public enum FileKind: Sendable, Equatable {
     case other
 }
 
-/// Tells what a path is. The search asks once per directory entry, so with thousands of files the cost of asking
-/// matters: the daemon passes one built on `lstat(2)`.
+/// Tells what a path is, and reads files. The search asks once per directory entry, so with thousands of files
+/// the cost of asking matters: the daemon passes one built on `lstat(2)` and `read(2)`.
 public protocol FileKindProbe: Sendable {
     func kind(of path: String) -> FileKind
+    /// The whole content of the file at `path`; a thrown error's description says why it could not be read.
+    func contents(of path: String) throws -> Data
+}
+
+extension FileKindProbe {
+    public func contents(of path: String) throws -> Data {
+        // Saying it is not a directory spares URL a stat(2) per file, which is felt with thousands of files.
+        try Data(contentsOf: URL(fileURLWithPath: path, isDirectory: false))
+    }
 }
 
 /// `FileKindProbe` through `FileManager` alone (slower: it also looks up owners' account names).
@@ -210,8 +219,7 @@ private struct Finder {
 
     private func read(_ path: String) -> Result<Data, UnitFileDiagnostic> {
         do {
-            // Saying it is not a directory spares URL a stat(2) per file, which is felt with thousands of files.
-            return .success(try Data(contentsOf: URL(fileURLWithPath: path, isDirectory: false)))
+            return .success(try probe.contents(of: path))
         } catch {
             let message = "Failed to read file: \(Self.reason(error))."
             return .failure(UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), message))

@@ -1,4 +1,5 @@
 import ChimeCore
+import Foundation
 import Glibc
 
 /// `FileKindProbe` with one `lstat(2)` per entry (and a `stat(2)` and `realpath(3)` for symlinks): what the
@@ -23,4 +24,31 @@ public struct PosixFileKindProbe: FileKindProbe {
         default: return .other
         }
     }
+
+    /// The file read with `open(2)` and `read(2)` into one buffer: Foundation's reader costs several times the
+    /// system calls when thousands of small files are loaded.
+    public func contents(of path: String) throws -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ReadFailure(errno: errno) }
+        defer { close(fd) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ReadFailure(errno: errno)
+            }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[0..<count])
+        }
+    }
+}
+
+/// A failed read, described as the system describes its errno ("Permission denied").
+struct ReadFailure: LocalizedError {
+    let errno: Int32
+
+    var failureReason: String? { String(cString: strerror(errno)) }
+    var errorDescription: String? { failureReason }
 }
