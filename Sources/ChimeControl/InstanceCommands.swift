@@ -220,7 +220,10 @@ struct StatusCommand: Command {
                     lines.add("Next:", "\(first.id) at \(first.nextLocal) (\(left))")
                 }
                 lines.add("Badge:", String(snapshot?["badge"] as? Int ?? 0))
-                lines.add("Last rebuild:", lastRebuild ?? "-")
+                let rebuilt = lastRebuild.flatMap(Timestamp.parseISO8601).flatMap {
+                    Timestamp.format($0, zone: context.localZone)
+                }
+                lines.add("Last rebuild:", rebuilt ?? lastRebuild ?? "-")
                 lines.add("Last error:", lastError ?? "none")
             }
             context.output.write(lines.rendered())
