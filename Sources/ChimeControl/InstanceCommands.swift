@@ -33,6 +33,14 @@ struct InstanceView {
         pid = pidText.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         isRunning = pid.map(Self.isChimed) ?? false
         snapshot = Self.readSnapshot(options.snapshotPath)
+        // chimed writes the snapshot just after READY=1: right after a start, wait briefly for this process's own.
+        if isRunning, let pid {
+            let deadline = Date().addingTimeInterval(2)
+            while (snapshot?["pid"] as? Int).map(Int32.init) != pid && Date() < deadline {
+                usleep(10_000)
+                snapshot = Self.readSnapshot(options.snapshotPath)
+            }
+        }
     }
 
     static func readSnapshot(_ path: String) -> [String: Any]? {

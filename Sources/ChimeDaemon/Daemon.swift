@@ -172,8 +172,9 @@ public final class Daemon: @unchecked Sendable {
                     .configError, "Loading the schedule failed: \(error.message); keeping the previous schedule.",
                     fields: [("CHIME_ERROR", error.message)]))
         }
-        refreshSnapshot(waiting: true)
+        // Ready first: the snapshot for chimectl (which waits for it) is written right after, off the critical path.
         notify("READY=1\nSTATUS=\(statusText())")
+        refreshSnapshot()
         if rebuildPending {
             rebuildPending = false
             rebuild(reason: "coalesced requests")
@@ -255,13 +256,13 @@ public final class Daemon: @unchecked Sendable {
 
     static let refreshInterval = DispatchTimeInterval.milliseconds(100)
 
-    private func refreshSnapshot(waiting: Bool = false) {
+    private func refreshSnapshot() {
         let status = scheduler.status()
         let facts = SnapshotWriter.Facts(
             pid: getpid(), instance: options.instance, lastRebuild: lastRebuild, lastLoadStarted: lastLoadStarted,
             rebuilds: rebuildCount, lastError: lastError, configDirectories: options.configDirectories,
             problems: problems, defaultBackends: options.defaultBackends, badge: badge)
-        snapshot.write(status: status, facts: facts, now: clock.now(), waiting: waiting)
+        snapshot.write(status: status, facts: facts, now: clock.now())
     }
 
     /// Sends `state` to the service manager from a queue of its own, in order: `sd_notify` blocks while the

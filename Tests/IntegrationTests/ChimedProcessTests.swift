@@ -55,7 +55,11 @@ import Testing
         let ready = try #require(messages.last)
         #expect(ready.contains("READY=1"))
         #expect(ready.contains("STATUS=1 scheduled; next: tick at "))
-        let snapshot = try String(contentsOfFile: instance.directory.path + "/run/schedule.json", encoding: .utf8)
+        // The snapshot follows READY=1 within moments (chimectl waits for it the same way).
+        let path = instance.directory.path + "/run/schedule.json"
+        let deadline = Date().addingTimeInterval(2)
+        while !FileManager.default.fileExists(atPath: path) && Date() < deadline { usleep(10_000) }
+        let snapshot = try String(contentsOfFile: path, encoding: .utf8)
         #expect(snapshot.contains(#""id":"tick""#))
         let pid = try String(contentsOfFile: instance.directory.path + "/run/chimed.pid", encoding: .utf8)
         #expect(pid == "\(instance.process.pid)\n")

@@ -31,18 +31,23 @@ public struct PosixFileKindProbe: FileKindProbe {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ReadFailure(errno: errno) }
         defer { close(fd) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 16_384)
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw ReadFailure(errno: errno) }
+        // Sized from fstat (notification files are small), growing if the file grew meanwhile.
+        var bytes = [UInt8](repeating: 0, count: max(Int(status.st_size), 0) + 1)
+        var filled = 0
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }
+            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw ReadFailure(errno: errno)
             }
-            if count == 0 { return data }
-            data.append(contentsOf: buffer[0..<count])
+            if count == 0 { return Data(bytes[0..<filled]) }
+            filled += count
         }
     }
+
 }
 
 /// A failed read, described as the system describes its errno ("Permission denied").

@@ -36,8 +36,11 @@ public protocol HistoryStore: AnyObject, Sendable {
     func recordFinished(_ id: String, at occurrence: Date)
     /// Makes the recorded changes durable; called before the timer is re-armed.
     func flush() throws
-    /// Replaces the stored state by `histories` and the deliveries still in flight (after a rebuild, at stop).
+    /// Replaces the stored state by `histories` and the deliveries still in flight (at stop, and after a rebuild
+    /// once `wantsCompaction` says the journal has grown).
     func compact(_ histories: [String: DeliveryHistory]) throws
+    /// Whether enough has been recorded since the last compaction that rewriting the snapshot pays off.
+    var wantsCompaction: Bool { get }
 }
 
 /// A store that forgets everything when the process ends: for tests and `--check`.
@@ -88,6 +91,8 @@ public final class MemoryHistoryStore: HistoryStore, @unchecked Sendable {
         lock.withLock { self.histories = histories }
     }
 
+    public var wantsCompaction: Bool { true }
+
     /// What a restart would find.
     public var stored: [String: DeliveryHistory] { lock.withLock { histories } }
 
@@ -109,6 +114,11 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     private let lock = NSLock()
     private var pending: [String] = []
     private var logDescriptor: Int32 = -1
+    /// Records written to the journal since the snapshot was last rewritten (or found there at load).
+    private var journalRecords = 0
+
+    /// Past this many journal records a rebuild rewrites the snapshot; below it, a rebuild only syncs the journal.
+    static let compactionThreshold = 20_000
     /// Deliveries handed off and not yet finished, by `id@microseconds`.
     private var inFlight: [String: InterruptedDelivery] = [:]
     private var interruptedAtLoad: [InterruptedDelivery] = []
@@ -167,14 +177,21 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
                 }
             }
         }
+        let records =
+            FileManager.default.contents(atPath: logPath).map { data in
+                data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            } ?? 0
         lock.withLock {
             inFlight = flying
             interruptedAtLoad = flying.values.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }
+            journalRecords = records
         }
         return (histories, problems)
     }
 
     public func interrupted() -> [InterruptedDelivery] { lock.withLock { interruptedAtLoad } }
+
+    public var wantsCompaction: Bool { lock.withLock { journalRecords >= Self.compactionThreshold } }
 
     public func recordFirstSeen(_ id: String, at date: Date) {
         let line = JSONValue.object([
@@ -238,6 +255,7 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
             guard fdatasync(logDescriptor) == 0 else {
                 throw AtomicFile.WriteError(path: logPath, operation: "fdatasync", errno: errno)
             }
+            journalRecords += pending.count
             pending.removeAll(keepingCapacity: true)
         }
     }
@@ -277,6 +295,7 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
                 logDescriptor = -1
             }
             pending.removeAll()
+            journalRecords = 0
             unlink(logPath)
         }
     }

@@ -31,17 +31,15 @@ final class SnapshotWriter: @unchecked Sendable {
         self.path = path
     }
 
-    /// Writes the snapshot; `waiting` returns only once it is on disk (after a rebuild, before `READY=1`, so that
-    /// `chimectl list` right after `systemctl start` sees it), otherwise the write happens in the background.
-    func write(status: Scheduler.Status, facts: Facts, now: Date, waiting: Bool = false) {
+    /// Writes the snapshot in the background; when the schedule changes faster than the file can be written, only
+    /// the latest state is written.
+    func write(status: Scheduler.Status, facts: Facts, now: Date) {
         let wasIdle = lock.withLock {
             let idle = pending == nil
             pending = (status, facts, now)
             return idle
         }
-        if waiting {
-            queue.sync { writePending() }
-        } else if wasIdle {
+        if wasIdle {
             queue.async { [self] in writePending() }
         }
     }

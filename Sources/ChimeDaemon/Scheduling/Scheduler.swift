@@ -140,7 +140,8 @@ public final class Scheduler: @unchecked Sendable {
         queue = OccurrenceQueue(items)
         if isFirstInstall { redeliverInterrupted(loaded) }
         if processedThrough == nil { processedThrough = now }
-        persist { try store.compact(histories) }
+        // New first sightings are on disk before the timer is armed; the snapshot is rewritten only now and then.
+        persist { store.wantsCompaction ? try store.compact(histories) : try store.flush() }
         rearm()
     }
 
