@@ -15,8 +15,9 @@ public final class Daemon: @unchecked Sendable {
     private let notifyQueue = DispatchQueue(label: "chimed.notify", qos: .utility)
     /// Whether a status and snapshot refresh is already scheduled, touched only on `queue`.
     private var refreshPending = false
-    /// The badge number, touched only on `queue`.
+    /// The badge number, and whether it changed since it was last written; touched only on `queue`.
     private var badge = 0
+    private var badgeChanged = false
     private let badgeFile: BadgeFile
     private let clock = SystemWallClock()
     private let notifier = SystemdNotifier()
@@ -151,6 +152,7 @@ public final class Daemon: @unchecked Sendable {
         case .success(let loaded):
             readBadge()
             scheduler.install(loaded)
+            saveBadgeIfChanged()
             lastRebuild = clock.now()
             problems = loaded.problems.map(\.description)
             lastError = loaded.problems.first { $0.severity == .error }?.description
@@ -212,11 +214,18 @@ public final class Daemon: @unchecked Sendable {
 
     // MARK: Badge
 
-    /// On the scheduler's queue: a delivery's `Badge=` changes the instance's badge number, kept on disk.
+    /// On the scheduler's queue: a delivery's `Badge=` changes the instance's badge number. It is written to disk
+    /// once per fire (`saveBadgeIfChanged`), not once per delivery: a burst must not pay a synced write each.
     private func applyBadge(to delivery: inout Delivery) {
         guard let change = delivery.notification.badge else { return }
         badge = BadgeFile.apply(change, to: badge)
         delivery.badge = badge
+        badgeChanged = true
+    }
+
+    private func saveBadgeIfChanged() {
+        guard badgeChanged else { return }
+        badgeChanged = false
         do {
             try badgeFile.write(badge)
         } catch {
@@ -240,10 +249,10 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
-    /// Called after every fire: the status line and the snapshot follow the schedule.
-    /// Status line and snapshot are refreshed at most every `refreshInterval` while fires come fast: one update
-    /// after a burst, not one per fire.
+    /// Called after every fire: the badge is written, and the status line and snapshot follow the schedule, at most
+    /// every `refreshInterval` while fires come fast (one update after a burst, not one per fire).
     func scheduleChanged() {
+        saveBadgeIfChanged()
         guard !refreshPending else { return }
         refreshPending = true
         queue.asyncAfter(deadline: .now() + Self.refreshInterval) { [weak self] in
