@@ -20,7 +20,8 @@ RELEASE_FLAGS ?= --static-swift-stdlib
 # Debian packages: for building, and for what the tests run for real.
 BUILD_PACKAGES = libsystemd-dev pkg-config
 # systemd-container: systemd-nspawn boots a real systemd for the end-to-end test (Tests/E2E/systemd-e2e).
-TEST_PACKAGES = systemd systemd-container tzdata python3
+# dbus-daemon, python3-dbus, python3-gi: a private session bus and the recording notification server (Tests/Fixtures).
+TEST_PACKAGES = systemd systemd-container tzdata python3 dbus-daemon python3-dbus python3-gi
 
 .PHONY: all build release e2e-binary run test check lint deps deps-build deps-test config-modes install install-systemd \
 	uninstall uninstall-systemd bench clean

@@ -51,6 +51,11 @@ let package = Package(
             dependencies: ["ChimeSystemd", "ChimeDaemon", "ChimeTestSupport"]
         ),
         .testTarget(
+            // The desktop backend and the launcher badge against a private dbus-daemon and a recording server.
+            name: "DesktopTests",
+            dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd", "ChimeTestSupport"]
+        ),
+        .testTarget(
             name: "IntegrationTests",
             dependencies: ["ChimeCore", "ChimeDaemon", "ChimeTestSupport"]
         ),

@@ -84,3 +84,26 @@ public final class RecordingBackend: DeliveryBackend, @unchecked Sendable {
         return list
     }
 }
+
+/// A responder that records the answers backends report, for assertions.
+public final class RecordingResponder: NotificationResponding, @unchecked Sendable {
+    public enum Answer: Sendable, Equatable {
+        case action(key: String, id: String, backend: String)
+        case closed(id: String, reason: UInt32, backend: String)
+    }
+
+    private let lock = NSLock()
+    private var list: [Answer] = []
+
+    public init() {}
+
+    public func actionInvoked(_ key: String, delivery: Delivery, backend: String) {
+        lock.withLock { list.append(.action(key: key, id: delivery.notification.id, backend: backend)) }
+    }
+
+    public func closed(_ delivery: Delivery, reason: UInt32, backend: String) {
+        lock.withLock { list.append(.closed(id: delivery.notification.id, reason: reason, backend: backend)) }
+    }
+
+    public var answers: [Answer] { lock.withLock { list } }
+}

@@ -56,3 +56,20 @@ public final class RunningProcess: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }
+
+extension RunningProcess {
+    /// Waits up to `timeout` for standard output to satisfy `condition`; returns it then, or `nil`.
+    public func waitForOutput(timeout: Duration, where condition: (String) -> Bool) -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let output = standardOutput
+            if condition(output) { return output }
+            if !isRunning {
+                usleep(50_000)
+                return condition(standardOutput) ? standardOutput : nil
+            }
+            usleep(10_000)
+        }
+        return nil
+    }
+}

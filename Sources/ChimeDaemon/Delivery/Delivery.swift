@@ -10,6 +10,8 @@ public struct Delivery: Sendable {
     public var missedCount: Int
     /// The badge number after this delivery's `Badge=` took effect, when it has one.
     public var badge: Int?
+    /// chimed.conf `[Presentation] Sound=no`: deliver without sound.
+    public var isSoundSuppressed = false
 
     public init(notification: ScheduledNotification, fireTime: Date, missedCount: Int = 0) {
         self.notification = notification

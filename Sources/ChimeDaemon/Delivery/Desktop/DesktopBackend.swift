@@ -1,0 +1,361 @@
+import ChimeCore
+import ChimeSystemd
+import Foundation
+import Glibc
+
+/// `desktop`: a notification bubble through `org.freedesktop.Notifications` on the session bus (the Desktop
+/// Notifications Specification), and the user's answer back to the daemon.
+///
+/// Each delivery is one `Notify` call (see `NotifyRequest` for the arguments). A repeating notification replaces its
+/// previous bubble (`replaces_id`) rather than stacking another. `ActionInvoked` and `NotificationClosed` for the
+/// bubbles it put up go to `context.responder`; the action `dismiss` also closes the bubble.
+///
+/// Without a session bus or a notification server a delivery throws `BackendUnavailable` (new only for the first
+/// failure after a success) and is kept, up to `pendingLimit`; when a server takes the name
+/// `org.freedesktop.Notifications`, the kept ones are delivered to it and each is logged as delivered.
+public actor DesktopBackend: DeliveryBackend {
+    public nonisolated let name: String
+    public nonisolated let fallback: String?
+    private let settings: DesktopSettings
+    private let context: BackendContext
+    private let callTimeout: Duration
+
+    /// How many undelivered notifications are kept for the server to come (the latest ones).
+    static let pendingLimit = 100
+    /// How many bubbles are remembered for their answers and for `replaces_id`.
+    static let bubbleLimit = 256
+
+    static let service = "org.freedesktop.Notifications"
+    static let objectPath = "/org/freedesktop/Notifications"
+    static let interface = "org.freedesktop.Notifications"
+
+    private var connecting: Task<BusConnection, any Error>?
+    private var signalSink: AsyncStream<DesktopSignal>.Continuation?
+    /// The server's capabilities (in its order), until it changes.
+    private var capabilities: [String]?
+    /// The unique bus name of the server that answered the last `Notify`: signals from others are not ours.
+    private var serverOwner: String?
+    private var bubbles = BubbleMap(limit: bubbleLimit)
+    private var pending: [Delivery] = []
+    /// Whether the last delivery failed for want of a bus or server: the next such failure is not new.
+    private var isUnavailable = false
+    private var reconnectDelay: Duration = .seconds(1)
+    private var reconnecting: Task<Void, Never>?
+
+    /// - Parameter callTimeout: how long a call waits for the server's reply.
+    public init(settings: DesktopSettings, context: BackendContext, callTimeout: Duration = .seconds(20)) {
+        self.name = settings.name
+        self.fallback = settings.fallback
+        self.settings = settings
+        self.context = context
+        self.callTimeout = callTimeout
+    }
+
+    deinit {
+        signalSink?.finish()
+        reconnecting?.cancel()
+    }
+
+    public func deliver(_ delivery: Delivery, deliveredAt: Date) async throws {
+        do {
+            try await show(delivery)
+            isUnavailable = false
+        } catch let unreachable as Unreachable {
+            pending.append(delivery)
+            if pending.count > Self.pendingLimit { pending.removeFirst(pending.count - Self.pendingLimit) }
+            let isNew = !isUnavailable
+            isUnavailable = true
+            throw BackendUnavailable(reason: unreachable.reason, isNew: isNew)
+        }
+    }
+
+    /// The server, its version and vendor and its capabilities: "dunst 1.9.0 (dunst-project); capabilities:
+    /// actions, body, …", or why there is none.
+    public func describe() async -> String? {
+        do {
+            let bus = try await connection()
+            let information = try await call(bus, "GetServerInformation") { reader in
+                (
+                    name: try reader.readString(), vendor: try reader.readString(), version: try reader.readString(),
+                    specification: try reader.readString()
+                )
+            }
+            capabilities = nil
+            let capabilities = try await serverCapabilities(bus)
+            return "\(information.name) \(information.version) (\(information.vendor)); capabilities: "
+                + capabilities.joined(separator: ", ")
+        } catch let unreachable as Unreachable {
+            return unreachable.reason
+        } catch {
+            return "the notification server did not answer: \(error)"
+        }
+    }
+
+    /// How many deliveries wait for a notification server.
+    var pendingCount: Int { pending.count }
+
+    /// Puts up the bubble for `delivery`.
+    /// - Throws: `Unreachable` when there is no bus or no server; other errors as they come.
+    private func show(_ delivery: Delivery) async throws {
+        let bus = try await connection()
+        let capabilities = Set(try await serverCapabilities(bus))
+        let request = NotifyRequest(
+            delivery, settings: settings, capabilities: capabilities,
+            replacing: bubbles.serverID(of: delivery.notification.id))
+        let (serverID, sender) = try await call(bus, "Notify", arguments: { try request.append(to: &$0) }) { reader in
+            (try reader.readUInt32(), reader.sender)
+        }
+        if let sender { serverOwner = sender }
+        bubbles.insert(serverID, delivery)
+    }
+
+    private func serverCapabilities(_ bus: BusConnection) async throws -> [String] {
+        if let capabilities { return capabilities }
+        let fetched = try await call(bus, "GetCapabilities") { try $0.readStrings() }
+        capabilities = fetched
+        return fetched
+    }
+
+    /// Calls a method of the notification server, turning the errors that mean "no server" into `Unreachable`.
+    private func call<Reply: Sendable>(
+        _ bus: BusConnection, _ member: String,
+        arguments: @escaping @Sendable (inout BusMessageWriter) throws -> Void = { _ in },
+        reply: @escaping @Sendable (inout BusMessageReader) throws -> Reply
+    ) async throws -> Reply {
+        do {
+            return try await bus.call(
+                destination: Self.service, path: Self.objectPath, interface: Self.interface, member: member,
+                timeout: callTimeout, arguments: arguments, reply: reply)
+        } catch let error as BusMethodError where Self.meansNoServer(error) {
+            throw Unreachable(reason: "no notification server on the session bus (\(error))")
+        } catch let error as SystemdError where Self.meansNoBus(error) {
+            throw Unreachable(reason: "lost the session bus at \(bus.address): \(error)")
+        }
+    }
+
+    static func meansNoServer(_ error: BusMethodError) -> Bool {
+        [
+            "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
+            "org.freedesktop.DBus.Error.Disconnected",
+        ].contains(error.name) || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn.")
+    }
+
+    static func meansNoBus(_ error: SystemdError) -> Bool {
+        [ENOTCONN, ECONNRESET, ECONNREFUSED, ENOENT, EPIPE, ESHUTDOWN].contains(error.errno)
+    }
+
+    /// The connection to the session bus, made (once, however many callers wait for it) with the matches for the
+    /// server's signals installed before anything is sent, so that no answer and no server start is missed.
+    private func connection() async throws -> BusConnection {
+        if let connecting { return try await connecting.value }
+        let task = Task { try await openConnection() }
+        connecting = task
+        do {
+            return try await task.value
+        } catch {
+            if connecting == task { connecting = nil }
+            throw error
+        }
+    }
+
+    private func openConnection() async throws -> BusConnection {
+        guard let address = BusConnection.sessionBusAddress(environment: context.environment) else {
+            throw Unreachable(
+                reason: "no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus")
+        }
+        let (signals, sink) = AsyncStream.makeStream(of: DesktopSignal.self)
+        let bus: BusConnection
+        do {
+            bus = try BusConnection(address: address, label: "chime.desktop") { sink.yield(.disconnected) }
+            try await bus.addMatch(
+                "type='signal',path='\(Self.objectPath)',interface='\(Self.interface)'"
+            ) { reader in
+                if let signal = DesktopSignal(server: &reader) { sink.yield(signal) }
+            }
+            try await bus.addMatch(
+                "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                    + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.service)'"
+            ) { reader in
+                if let signal = DesktopSignal(ownerChange: &reader) { sink.yield(signal) }
+            }
+        } catch let error as SystemdError where Self.meansNoBus(error) {
+            sink.finish()
+            throw Unreachable(reason: "cannot connect to the session bus at \(address): \(error)")
+        } catch {
+            sink.finish()
+            throw error
+        }
+        signalSink?.finish()
+        signalSink = sink
+        capabilities = nil
+        serverOwner = nil
+        bubbles.removeAll()
+        Task { [weak self] in
+            for await signal in signals {
+                guard let self else { return }
+                await self.handle(signal)
+            }
+        }
+        return bus
+    }
+
+    private func handle(_ signal: DesktopSignal) async {
+        switch signal {
+        case .actionInvoked(let serverID, let key, let sender):
+            guard sender == nil || serverOwner == nil || sender == serverOwner,
+                let delivery = bubbles.delivery(of: serverID)
+            else { return }
+            context.responder.actionInvoked(key, delivery: delivery, backend: name)
+            if key == "dismiss", let bus = try? await connection() {
+                _ = try? await call(bus, "CloseNotification", arguments: { try $0.append(.uint32(serverID)) }) {
+                    _ in
+                }
+            }
+        case .closed(let serverID, let reason, let sender):
+            guard sender == nil || serverOwner == nil || sender == serverOwner,
+                let delivery = bubbles.remove(serverID)
+            else { return }
+            context.responder.closed(delivery, reason: reason, backend: name)
+        case .ownerChanged(let newOwner):
+            // Another server (or none): its capabilities and bubble ids are not the last one's.
+            capabilities = nil
+            serverOwner = newOwner.isEmpty ? nil : newOwner
+            bubbles.removeAll()
+            if !newOwner.isEmpty { await deliverPending() }
+        case .disconnected:
+            connecting = nil
+            signalSink?.finish()
+            signalSink = nil
+            if !pending.isEmpty { scheduleReconnect() }
+        }
+    }
+
+    /// Delivers what waited for a server, oldest first, logging each; stops at the first that finds none again.
+    private func deliverPending() async {
+        while !pending.isEmpty {
+            let delivery = pending.removeFirst()
+            do {
+                try await show(delivery)
+                isUnavailable = false
+                let id = delivery.notification.id
+                context.log.record(
+                    DaemonEvent(
+                        delivery.missedCount > 0 ? .caughtUp : .delivered,
+                        "\(id): \(delivery.notification.title) (delivered to \(name) when the notification server "
+                            + "appeared)",
+                        fields: Dispatcher.fields(of: delivery, backend: name) + [
+                            (
+                                "CHIME_DELIVERED_AT",
+                                Timestamp.iso8601(context.clock.now(), fraction: .microseconds)
+                            )
+                        ]))
+            } catch is Unreachable {
+                pending.insert(delivery, at: 0)
+                return
+            } catch {
+                context.log.record(Dispatcher.failure(delivery, backend: name, reason: "\(error)"))
+            }
+        }
+    }
+
+    /// After the bus went away with deliveries waiting: connect again, backing off from 1 s to a minute, and try
+    /// them (a new bus may already have a server).
+    private func scheduleReconnect() {
+        guard reconnecting == nil else { return }
+        let delay = reconnectDelay
+        reconnectDelay = min(reconnectDelay * 2, .seconds(60))
+        reconnecting = Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            await self?.reconnect()
+        }
+    }
+
+    private func reconnect() async {
+        reconnecting = nil
+        guard !pending.isEmpty else { return }
+        do {
+            _ = try await connection()
+            reconnectDelay = .seconds(1)
+            await deliverPending()
+        } catch {
+            scheduleReconnect()
+        }
+    }
+}
+
+/// The bus or the notification server cannot be reached; `reason` says which and why.
+struct Unreachable: Error {
+    var reason: String
+}
+
+/// A signal the desktop backend acts on, decoded on the bus queue.
+enum DesktopSignal: Sendable {
+    case actionInvoked(serverID: UInt32, key: String, sender: String?)
+    case closed(serverID: UInt32, reason: UInt32, sender: String?)
+    /// `NameOwnerChanged` for `org.freedesktop.Notifications`: the new owner, empty when the server went away.
+    case ownerChanged(newOwner: String)
+    /// The bus connection closed.
+    case disconnected
+
+    /// `ActionInvoked (u id, s key)` or `NotificationClosed (u id, u reason)`.
+    init?(server reader: inout BusMessageReader) {
+        let sender = reader.sender
+        switch reader.member {
+        case "ActionInvoked":
+            guard let id = try? reader.readUInt32(), let key = try? reader.readString() else { return nil }
+            self = .actionInvoked(serverID: id, key: key, sender: sender)
+        case "NotificationClosed":
+            guard let id = try? reader.readUInt32(), let reason = try? reader.readUInt32() else { return nil }
+            self = .closed(serverID: id, reason: reason, sender: sender)
+        default:
+            return nil
+        }
+    }
+
+    /// `NameOwnerChanged (s name, s old_owner, s new_owner)`.
+    init?(ownerChange reader: inout BusMessageReader) {
+        guard (try? reader.readString()) == DesktopBackend.service, (try? reader.readString()) != nil,
+            let newOwner = try? reader.readString()
+        else { return nil }
+        self = .ownerChanged(newOwner: newOwner)
+    }
+}
+
+/// The bubbles on screen: server id → delivery (for the answers) and notification id → its latest server id (for
+/// `replaces_id`), forgetting the oldest beyond `limit`.
+struct BubbleMap {
+    let limit: Int
+    private var deliveries: [UInt32: Delivery] = [:]
+    private var order: [UInt32] = []
+    private var latest: [String: UInt32] = [:]
+
+    init(limit: Int) { self.limit = limit }
+
+    /// The server id of the bubble `notificationID` has on screen, or 0.
+    func serverID(of notificationID: String) -> UInt32 { latest[notificationID] ?? 0 }
+
+    func delivery(of serverID: UInt32) -> Delivery? { deliveries[serverID] }
+
+    var count: Int { deliveries.count }
+
+    mutating func insert(_ serverID: UInt32, _ delivery: Delivery) {
+        if deliveries.updateValue(delivery, forKey: serverID) != nil { order.removeAll { $0 == serverID } }
+        order.append(serverID)
+        latest[delivery.notification.id] = serverID
+        while order.count > limit { remove(order[0]) }
+    }
+
+    @discardableResult
+    mutating func remove(_ serverID: UInt32) -> Delivery? {
+        guard let delivery = deliveries.removeValue(forKey: serverID) else { return nil }
+        order.removeAll { $0 == serverID }
+        if latest[delivery.notification.id] == serverID { latest[delivery.notification.id] = nil }
+        return delivery
+    }
+
+    mutating func removeAll() {
+        deliveries = [:]
+        order = []
+        latest = [:]
+    }
+}

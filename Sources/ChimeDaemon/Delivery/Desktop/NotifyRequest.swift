@@ -1,0 +1,105 @@
+import ChimeCore
+import ChimeSystemd
+
+/// The arguments of one `org.freedesktop.Notifications.Notify` call (`susssasa{sv}i`), as the desktop backend
+/// builds them from a delivery and what the server can do.
+struct NotifyRequest: Sendable, Equatable {
+    var appName: String
+    /// The server id of the bubble this one replaces; 0 for a new bubble.
+    var replacesID: UInt32
+    var appIcon: String
+    var summary: String
+    var body: String
+    /// Alternating action keys and labels.
+    var actions: [String]
+    var hints: [Hint]
+    /// Milliseconds; -1 for the server's default.
+    var expireTimeout: Int32
+
+    struct Hint: Sendable, Equatable {
+        var key: String
+        var value: BusValue
+    }
+
+    /// The sound name `Sound=default` stands for: the freedesktop sound naming specification's sound for a new
+    /// message, which sound themes provide.
+    static let defaultSoundName = "message-new-instant"
+
+    /// The request for `delivery`.
+    ///
+    /// - `Body=` is escaped (`&`, `<`, `>`) only for a server with `body-markup`: such a server reads the body as
+    ///   markup, any other shows it as it is.
+    /// - `Action=` pairs are sent only to a server with `actions`.
+    /// - `Sound=`: an absolute path is a `sound-file`, `default` the `sound-name` `message-new-instant`, anything else
+    ///   a `sound-name`; a delivery whose sound is suppressed has no sound hint but `suppress-sound`.
+    init(
+        _ delivery: Delivery, settings: DesktopSettings, capabilities: Set<String>, replacing replacesID: UInt32
+    ) {
+        let notification = delivery.notification
+        appName = settings.appName
+        self.replacesID = replacesID
+        appIcon = notification.icon ?? ""
+        summary = notification.title
+        body = capabilities.contains("body-markup") ? Self.escapingMarkup(notification.body) : notification.body
+        actions =
+            capabilities.contains("actions") ? notification.actions.flatMap { [$0.key, $0.label] } : []
+        hints = [Hint(key: "urgency", value: .byte(Self.urgencyLevel(notification.urgency)))]
+        if let category = notification.category { hints.append(Hint(key: "category", value: .string(category))) }
+        hints.append(Hint(key: "desktop-entry", value: .string(settings.desktopEntry)))
+        if delivery.isSoundSuppressed {
+            hints.append(Hint(key: "suppress-sound", value: .boolean(true)))
+        } else if let sound = notification.sound {
+            if sound.hasPrefix("/") {
+                hints.append(Hint(key: "sound-file", value: .string(sound)))
+            } else {
+                hints.append(
+                    Hint(key: "sound-name", value: .string(sound == "default" ? Self.defaultSoundName : sound)))
+            }
+        }
+        expireTimeout = settings.expire.map(Self.milliseconds) ?? -1
+    }
+
+    /// The specification's urgency levels: 0 low, 1 normal, 2 critical.
+    static func urgencyLevel(_ urgency: ScheduledNotification.Urgency) -> UInt8 {
+        switch urgency {
+        case .low: return 0
+        case .normal: return 1
+        case .critical: return 2
+        }
+    }
+
+    static func escapingMarkup(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    /// `ExpireSec=` as the specification's expire timeout: 0 (never expires) for zero, else whole milliseconds,
+    /// at least 1 and at most `Int32.max`.
+    static func milliseconds(_ duration: Duration) -> Int32 {
+        guard duration > .zero else { return 0 }
+        let (seconds, attoseconds) = duration.components
+        let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return Int32(clamping: max(total, 1))
+    }
+
+    /// Appends the arguments in the order of the signature `susssasa{sv}i`.
+    func append(to writer: inout BusMessageWriter) throws {
+        try writer.append(appName)
+        try writer.append(.uint32(replacesID))
+        try writer.append(appIcon)
+        try writer.append(summary)
+        try writer.append(body)
+        try writer.append(strings: actions)
+        try writer.append(dictionary: hints.map { ($0.key, $0.value) })
+        try writer.append(.int32(expireTimeout))
+    }
+}

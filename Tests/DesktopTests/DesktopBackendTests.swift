@@ -1,0 +1,329 @@
+import ChimeSystemd
+import ChimeTestSupport
+import Foundation
+import Testing
+
+@testable import ChimeCore
+@testable import ChimeDaemon
+
+/// Why the desktop tests cannot run here, if they cannot.
+let desktopTestsUnmetRequirement: String? =
+    PrivateSessionBus.daemonPath == nil
+    ? "needs dbus-daemon (apt-get install dbus-daemon)" : DBusFixture.unavailableReason
+
+/// The desktop backend against a private `dbus-daemon` and the recording notification server of
+/// Tests/Fixtures/dbus-fixture.py: the exact `Notify` arguments, `replaces_id`, the answers, and a server that is
+/// missing and then appears.
+@Suite(
+    .serialized,
+    .enabled(if: desktopTestsUnmetRequirement == nil, "skipped: \(desktopTestsUnmetRequirement ?? "")"))
+struct DesktopBackendTests {
+    /// A private bus, optionally a notification server on it, and a desktop backend connected to it.
+    final class Harness: @unchecked Sendable {
+        let directory: TemporaryDirectory
+        let bus: PrivateSessionBus
+        var server: DBusFixture?
+        let responder = RecordingResponder()
+        let log = RecordingEventLog()
+        let backend: DesktopBackend
+
+        init(capabilities: String? = "actions,body,body-markup", settings: DesktopSettings = DesktopSettings()) throws {
+            directory = try TemporaryDirectory(prefix: "chime-desktop")
+            bus = try PrivateSessionBus(directory: directory)
+            let context = BackendContext(
+                log: log, clock: SystemWallClock(), responder: responder,
+                environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            backend = DesktopBackend(settings: settings, context: context)
+            if let capabilities { try startServer(capabilities: capabilities) }
+        }
+
+        func startServer(capabilities: String) throws {
+            server = try DBusFixture(
+                "notification-server", bus: bus, directory: directory, arguments: ["--capabilities=\(capabilities)"])
+        }
+
+        /// The `Notify` calls the server recorded, once there are `count` of them (or the deadline passed).
+        func notifyCalls(count: Int) -> [[String: Any]] {
+            let records = server?.waitForRecords { records in
+                records.filter { $0["method"] as? String == "Notify" }.count >= count
+            }
+            return (records ?? []).filter { $0["method"] as? String == "Notify" }
+        }
+
+        /// Asks the server to emit one of its signals (through its control interface).
+        func emit(_ member: String, _ serverID: UInt32, key: String? = nil, reason: UInt32? = nil) async throws {
+            let control = try BusConnection(address: bus.address, label: "chime.test.control")
+            defer { control.close() }
+            try await control.call(
+                destination: "org.freedesktop.Notifications", path: "/org/chime/Test",
+                interface: "org.chime.Test.Control", member: member,
+                arguments: { writer in
+                    try writer.append(.uint32(serverID))
+                    if let key { try writer.append(key) }
+                    if let reason { try writer.append(.uint32(reason)) }
+                }
+            ) { _ in }
+        }
+
+        /// Waits up to 10 s for the responder to have `count` answers.
+        func answers(count: Int) -> [RecordingResponder.Answer] {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while responder.answers.count < count && ContinuousClock.now < deadline { usleep(10_000) }
+            return responder.answers
+        }
+
+        func tearDown() {
+            server?.stop()
+            bus.stop()
+            directory.remove()
+        }
+    }
+
+    static func delivery(
+        _ id: String, title: String = "Exam: Linear Algebra",
+        configure: (inout ScheduledNotification) -> Void = { _ in }
+    ) -> Delivery {
+        var notification = ScheduledNotification(id: id, title: title, trigger: Trigger())
+        configure(&notification)
+        return Delivery(notification: notification, fireTime: Date(timeIntervalSince1970: 1_795_000_000))
+    }
+
+    /// A value recorded by the fixture, `{"type": "y", "value": 2}`, as "y 2".
+    static func typed(_ value: Any?) -> String {
+        guard let value = value as? [String: Any], let type = value["type"] as? String else { return "?" }
+        switch (type, value["value"]) {
+        case ("b", let flag as Bool): return "b \(flag)"
+        case (_, let number as Int): return "\(type) \(number)"
+        case (_, let string as String): return "\(type) \(string)"
+        default: return "\(type) ?"
+        }
+    }
+
+    /// The hints of a recorded call as `[key: "type value"]`.
+    static func hints(_ call: [String: Any]) -> [String: String] {
+        (call["hints"] as? [String: Any] ?? [:]).mapValues(typed)
+    }
+
+    @Test func notifyCarriesEveryFieldForAServerWithActionsAndMarkup() async throws {
+        var settings = DesktopSettings()
+        settings.appName = "chime-test"
+        settings.desktopEntry = "org.example.Chime"
+        settings.expire = .seconds(5)
+        let harness = try Harness(settings: settings)
+        defer { harness.tearDown() }
+        let delivery = Self.delivery("exam") { notification in
+            notification.body = "Room 4B <east> & bring R&D notes"
+            notification.icon = "x-office-calendar"
+            notification.category = "im.received"
+            notification.sound = "default"
+            notification.urgency = .critical
+            notification.actions = [.init(key: "default", label: "Open"), .init(key: "snooze", label: "Snooze")]
+        }
+        try await harness.backend.deliver(delivery, deliveredAt: Date())
+        let call = try #require(harness.notifyCalls(count: 1).first)
+        #expect(call["app_name"] as? String == "chime-test")
+        #expect(call["replaces_id"] as? Int == 0)
+        #expect(call["app_icon"] as? String == "x-office-calendar")
+        #expect(call["summary"] as? String == "Exam: Linear Algebra")
+        #expect(call["body"] as? String == "Room 4B &lt;east&gt; &amp; bring R&amp;D notes")
+        #expect(call["actions"] as? [String] == ["default", "Open", "snooze", "Snooze"])
+        #expect(call["expire_timeout"] as? Int == 5000)
+        #expect(
+            Self.hints(call) == [
+                "urgency": "y 2", "category": "s im.received",
+                "desktop-entry": "s org.example.Chime",
+                "sound-name": "s message-new-instant",
+            ])
+    }
+
+    @Test func aPlainServerGetsNoActionsAndTheBodyAsItIs() async throws {
+        let harness = try Harness(capabilities: "body")
+        defer { harness.tearDown() }
+        let delivery = Self.delivery("plain", title: "Tea") { notification in
+            notification.body = "Water <100 °C> & leaves"
+            notification.sound = "/usr/share/sounds/chime/kettle.oga"
+            notification.urgency = .low
+            notification.actions = [.init(key: "snooze", label: "Snooze")]
+        }
+        try await harness.backend.deliver(delivery, deliveredAt: Date())
+        let call = try #require(harness.notifyCalls(count: 1).first)
+        #expect(call["app_name"] as? String == "chime")
+        #expect(call["app_icon"] as? String == "")
+        #expect(call["body"] as? String == "Water <100 °C> & leaves")
+        #expect(call["actions"] as? [String] == [])
+        #expect(call["expire_timeout"] as? Int == -1)
+        #expect(
+            Self.hints(call) == [
+                "urgency": "y 0", "desktop-entry": "s chime",
+                "sound-file": "s /usr/share/sounds/chime/kettle.oga",
+            ])
+    }
+
+    @Test func aSuppressedSoundSendsNoSoundButSuppressSound() async throws {
+        let harness = try Harness()
+        defer { harness.tearDown() }
+        var delivery = Self.delivery("quiet") { $0.sound = "bell" }
+        delivery.isSoundSuppressed = true
+        try await harness.backend.deliver(delivery, deliveredAt: Date())
+        var named = Self.delivery("named") { $0.sound = "bell" }
+        named.isSoundSuppressed = false
+        try await harness.backend.deliver(named, deliveredAt: Date())
+        let calls = harness.notifyCalls(count: 2)
+        try #require(calls.count == 2)
+        #expect(
+            Self.hints(calls[0]) == [
+                "urgency": "y 1", "desktop-entry": "s chime",
+                "suppress-sound": "b true",
+            ])
+        #expect(
+            Self.hints(calls[1]) == [
+                "urgency": "y 1", "desktop-entry": "s chime",
+                "sound-name": "s bell",
+            ])
+    }
+
+    @Test func aRepeatingNotificationReplacesItsBubbleUntilItIsClosed() async throws {
+        let harness = try Harness()
+        defer { harness.tearDown() }
+        try await harness.backend.deliver(Self.delivery("standup"), deliveredAt: Date())
+        try await harness.backend.deliver(Self.delivery("tea"), deliveredAt: Date())
+        try await harness.backend.deliver(Self.delivery("standup"), deliveredAt: Date())
+        #expect(harness.notifyCalls(count: 3).map { $0["replaces_id"] as? Int } == [0, 0, 1])
+        #expect(harness.notifyCalls(count: 3).map { $0["id"] as? Int } == [1, 2, 1])
+        // Closed by the user: the next one is a new bubble.
+        try await harness.emit("EmitNotificationClosed", 1, reason: 2)
+        #expect(harness.answers(count: 1) == [.closed(id: "standup", reason: 2, backend: "desktop")])
+        try await harness.backend.deliver(Self.delivery("standup"), deliveredAt: Date())
+        #expect(harness.notifyCalls(count: 4).map { $0["replaces_id"] as? Int } == [0, 0, 1, 0])
+        #expect(harness.notifyCalls(count: 4).map { $0["id"] as? Int } == [1, 2, 1, 3])
+    }
+
+    @Test func actionsReachTheResponderAndDismissClosesTheBubble() async throws {
+        let harness = try Harness()
+        defer { harness.tearDown() }
+        let delivery = Self.delivery("exam") {
+            $0.actions = [.init(key: "open", label: "Open"), .init(key: "dismiss", label: "Dismiss")]
+        }
+        try await harness.backend.deliver(delivery, deliveredAt: Date())
+        try await harness.backend.deliver(Self.delivery("other"), deliveredAt: Date())
+        #expect(harness.notifyCalls(count: 2).count == 2)
+        try await harness.emit("EmitActionInvoked", 1, key: "open")
+        // An id that is not one of ours is ignored.
+        try await harness.emit("EmitActionInvoked", 77, key: "open")
+        try await harness.emit("EmitActionInvoked", 1, key: "dismiss")
+        let answers = harness.answers(count: 3)
+        #expect(
+            answers == [
+                .action(key: "open", id: "exam", backend: "desktop"),
+                .action(key: "dismiss", id: "exam", backend: "desktop"),
+                .closed(id: "exam", reason: 3, backend: "desktop"),
+            ])
+        let closes = harness.server?.records.filter { $0["method"] as? String == "CloseNotification" } ?? []
+        #expect(closes.map { $0["id"] as? Int } == [1])
+    }
+
+    @Test func withoutAServerDeliveriesWaitAndArriveWhenOneAppears() async throws {
+        let harness = try Harness(capabilities: nil)
+        defer { harness.tearDown() }
+        var failures: [BackendUnavailable] = []
+        for id in ["first", "second"] {
+            do {
+                try await harness.backend.deliver(Self.delivery(id), deliveredAt: Date())
+                Issue.record("\(id) was delivered without a server")
+            } catch let error as BackendUnavailable {
+                failures.append(error)
+            }
+        }
+        #expect(failures.map(\.isNew) == [true, false])
+        #expect(
+            failures.first?.reason
+                == "no notification server on the session bus (org.freedesktop.DBus.Error.ServiceUnknown: "
+                + "The name org.freedesktop.Notifications was not provided by any .service files)")
+        #expect(await harness.backend.pendingCount == 2)
+
+        try harness.startServer(capabilities: "body")
+        let calls = harness.notifyCalls(count: 2)
+        #expect(calls.map { $0["summary"] as? String } == ["Exam: Linear Algebra", "Exam: Linear Algebra"])
+        let deadline = ContinuousClock.now + .seconds(10)
+        while harness.log.events(.delivered).count < 2 && ContinuousClock.now < deadline { usleep(10_000) }
+        #expect(
+            harness.log.events(.delivered).map(\.message) == [
+                "first: Exam: Linear Algebra (delivered to desktop when the notification server appeared)",
+                "second: Exam: Linear Algebra (delivered to desktop when the notification server appeared)",
+            ])
+        #expect(await harness.backend.pendingCount == 0)
+        // Delivering works again, and the next failure would be new.
+        try await harness.backend.deliver(Self.delivery("third"), deliveredAt: Date())
+        #expect(harness.notifyCalls(count: 3).count == 3)
+    }
+
+    @Test func withoutASessionBusADeliveryIsUnavailable() async throws {
+        let context = BackendContext(
+            log: RecordingEventLog(), clock: SystemWallClock(), responder: RecordingResponder(),
+            environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/chime-test-bus"])
+        let backend = DesktopBackend(settings: DesktopSettings(), context: context)
+        var failures: [BackendUnavailable] = []
+        for _ in 0..<2 {
+            do {
+                try await backend.deliver(Self.delivery("exam"), deliveredAt: Date())
+            } catch let error as BackendUnavailable {
+                failures.append(error)
+            }
+        }
+        #expect(failures.map(\.isNew) == [true, false])
+        #expect(
+            failures.first?.reason
+                == "cannot connect to the session bus at unix:path=/nonexistent/chime-test-bus: sd_bus_start: "
+                + "No such file or directory")
+        #expect(backend.fallback == "journal")
+        let none = DesktopBackend(
+            settings: DesktopSettings(),
+            context: BackendContext(
+                log: RecordingEventLog(), clock: SystemWallClock(), responder: RecordingResponder(), environment: [:]))
+        #expect(
+            await none.describe()
+                == "no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus")
+    }
+
+    @Test func describeNamesTheServerAndItsCapabilities() async throws {
+        let harness = try Harness(capabilities: "actions,body,body-markup,sound")
+        defer { harness.tearDown() }
+        #expect(
+            await harness.backend.describe()
+                == "recorder 1.0 (chime-tests); capabilities: actions, body, body-markup, sound")
+    }
+
+    @Test func theUnityBadgeCountIsSignalledOnTheBus() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-badge")
+        defer { directory.remove() }
+        let bus = try PrivateSessionBus(directory: directory)
+        defer { bus.stop() }
+        let monitor = try DBusFixture(
+            "record-signals", bus: bus, directory: directory,
+            arguments: ["--match=type='signal',interface='com.canonical.Unity.LauncherEntry'"])
+        defer { monitor.stop() }
+        let badge = UnityLauncherBadge(
+            desktopEntry: "org.example.Chime", environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        badge.publish(1)
+        badge.publish(2)
+        badge.publish(0)
+        let records = monitor.waitForRecords { $0.count >= 3 }
+        #expect(records.count == 3)
+        for record in records {
+            #expect(record["path"] as? String == "/com/canonical/unity/launcherentry/org_2eexample_2eChime")
+            #expect(record["interface"] as? String == "com.canonical.Unity.LauncherEntry")
+            #expect(record["member"] as? String == "Update")
+        }
+        let arguments = records.map { $0["arguments"] as? [[String: Any]] ?? [] }
+        #expect(
+            arguments.map { $0.first?["value"] as? String }
+                == Array(repeating: "application://org.example.Chime.desktop", count: 3))
+        let properties = arguments.map { ($0.last?["value"] as? [String: Any] ?? [:]).mapValues(Self.typed) }
+        #expect(
+            properties == [
+                ["count": "x 1", "count-visible": "b true"],
+                ["count": "x 2", "count-visible": "b true"],
+                ["count": "x 0", "count-visible": "b false"],
+            ])
+    }
+}

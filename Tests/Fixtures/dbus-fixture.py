@@ -1,0 +1,161 @@
+#!/usr/bin/python3
+"""D-Bus peers for chime's desktop backend tests, on a private bus (--address).
+
+notification-server: owns org.freedesktop.Notifications and records every call as one JSON line in --record
+(arguments exactly, hints with their D-Bus types). Notify returns 1, 2, 3, ... (or the replaced id when that bubble
+is still open). On cue it emits signals, through its own interface org.chime.Test.Control at /org/chime/Test:
+EmitActionInvoked(u id, s key), EmitNotificationClosed(u id, u reason). CloseNotification closes the bubble and
+emits NotificationClosed(id, 3). Prints "ready" once it owns the name.
+
+record-signals: records every signal matching --match as a JSON line in --record. Prints "ready" once the match is
+installed.
+"""
+
+import argparse
+import json
+import sys
+
+import dbus
+import dbus.service
+from dbus.mainloop.glib import DBusGMainLoop
+from gi.repository import GLib
+
+
+def typed(value):
+    """A D-Bus value as {"type": signature, "value": plain value}."""
+    if isinstance(value, dbus.Boolean):
+        return {"type": "b", "value": bool(value)}
+    if isinstance(value, dbus.Byte):
+        return {"type": "y", "value": int(value)}
+    for kind, signature in ((dbus.Int16, "n"), (dbus.UInt16, "q"), (dbus.Int32, "i"), (dbus.UInt32, "u"),
+                            (dbus.Int64, "x"), (dbus.UInt64, "t")):
+        if isinstance(value, kind):
+            return {"type": signature, "value": int(value)}
+    if isinstance(value, dbus.Double):
+        return {"type": "d", "value": float(value)}
+    if isinstance(value, dbus.ObjectPath):
+        return {"type": "o", "value": str(value)}
+    if isinstance(value, dbus.String):
+        return {"type": "s", "value": str(value)}
+    if isinstance(value, dbus.Dictionary):
+        return {"type": "a{" + value.signature + "}", "value": {str(k): typed(v) for k, v in value.items()}}
+    if isinstance(value, dbus.Array):
+        return {"type": "a" + (value.signature or "?"), "value": [typed(v) for v in value]}
+    return {"type": "?", "value": repr(value)}
+
+
+class Recorder:
+    def __init__(self, path):
+        self.file = open(path, "a", encoding="utf-8")
+
+    def write(self, record):
+        self.file.write(json.dumps(record, sort_keys=True) + "\n")
+        self.file.flush()
+
+
+class NotificationServer(dbus.service.Object):
+    def __init__(self, bus, recorder, capabilities, information):
+        super().__init__(bus, "/org/freedesktop/Notifications")
+        self.recorder = recorder
+        self.capabilities = capabilities
+        self.information = information
+        self.next_id = 1
+        self.open = set()
+
+    @dbus.service.method("org.freedesktop.Notifications", in_signature="", out_signature="as")
+    def GetCapabilities(self):
+        self.recorder.write({"method": "GetCapabilities"})
+        return dbus.Array(self.capabilities, signature="s")
+
+    @dbus.service.method("org.freedesktop.Notifications", in_signature="", out_signature="ssss")
+    def GetServerInformation(self):
+        self.recorder.write({"method": "GetServerInformation"})
+        return self.information
+
+    @dbus.service.method("org.freedesktop.Notifications", in_signature="susssasa{sv}i", out_signature="u",
+                         sender_keyword="sender")
+    def Notify(self, app_name, replaces_id, app_icon, summary, body, actions, hints, expire_timeout, sender=None):
+        if replaces_id != 0 and replaces_id in self.open:
+            identifier = int(replaces_id)
+        else:
+            identifier = self.next_id
+            self.next_id += 1
+        self.open.add(identifier)
+        self.recorder.write({
+            "method": "Notify", "id": identifier, "app_name": str(app_name), "replaces_id": int(replaces_id),
+            "app_icon": str(app_icon), "summary": str(summary), "body": str(body),
+            "actions": [str(a) for a in actions], "hints": {str(k): typed(v) for k, v in hints.items()},
+            "expire_timeout": int(expire_timeout),
+        })
+        return dbus.UInt32(identifier)
+
+    @dbus.service.method("org.freedesktop.Notifications", in_signature="u", out_signature="")
+    def CloseNotification(self, identifier):
+        self.recorder.write({"method": "CloseNotification", "id": int(identifier)})
+        if identifier in self.open:
+            self.open.discard(identifier)
+            self.NotificationClosed(identifier, 3)
+
+    @dbus.service.signal("org.freedesktop.Notifications", signature="us")
+    def ActionInvoked(self, identifier, key):
+        pass
+
+    @dbus.service.signal("org.freedesktop.Notifications", signature="uu")
+    def NotificationClosed(self, identifier, reason):
+        pass
+
+
+class Control(dbus.service.Object):
+    def __init__(self, bus, server):
+        super().__init__(bus, "/org/chime/Test")
+        self.server = server
+
+    @dbus.service.method("org.chime.Test.Control", in_signature="us", out_signature="")
+    def EmitActionInvoked(self, identifier, key):
+        self.server.ActionInvoked(dbus.UInt32(identifier), key)
+
+    @dbus.service.method("org.chime.Test.Control", in_signature="uu", out_signature="")
+    def EmitNotificationClosed(self, identifier, reason):
+        self.server.open.discard(int(identifier))
+        self.server.NotificationClosed(dbus.UInt32(identifier), dbus.UInt32(reason))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode", choices=["notification-server", "record-signals"])
+    parser.add_argument("--address", required=True)
+    parser.add_argument("--record", required=True)
+    parser.add_argument("--capabilities", default="actions,body,body-markup")
+    parser.add_argument("--information", default="recorder,chime-tests,1.0,1.2")
+    parser.add_argument("--match", default="type='signal'")
+    options = parser.parse_args()
+
+    DBusGMainLoop(set_as_default=True)
+    bus = dbus.bus.BusConnection(options.address)
+    recorder = Recorder(options.record)
+    keep = []
+    if options.mode == "notification-server":
+        capabilities = [c for c in options.capabilities.split(",") if c]
+        server = NotificationServer(bus, recorder, capabilities, tuple(options.information.split(",")))
+        keep += [server, Control(bus, server)]
+        keep.append(dbus.service.BusName("org.freedesktop.Notifications", bus, do_not_queue=True))
+    else:
+        def received(*arguments, **keywords):
+            recorder.write({
+                "path": keywords["path"], "interface": keywords["interface"], "member": keywords["member"],
+                "arguments": [typed(a) for a in arguments],
+            })
+        bus.add_match_string(options.match)
+        bus.add_message_filter(lambda _, message: received(
+            *message.get_args_list(), path=message.get_path(), interface=message.get_interface(),
+            member=message.get_member())
+            if message.get_type() == 4 and message.get_interface() != "org.freedesktop.DBus" else None)
+        # Round trip: the match is installed once the daemon has answered a later call.
+        bus.get_unique_name()
+        bus.call_blocking("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId", "", [])
+    print("ready", flush=True)
+    GLib.MainLoop().run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
