@@ -59,6 +59,7 @@ public final class WebhookBackend: DeliveryBackend {
     /// Where deliveries go and how persistently: `POST https://hooks.example.com (timeout 10s, 3 retries, …)`.
     public func describe() async -> String? {
         guard let origin = settings.origin else { return "not configured: set URL= in [Webhook] of chimed.conf" }
+        if let problem = settings.validate() { return "\(origin): every delivery fails: \(problem)" }
         let timeout = Timespan(settings.timeout).map { "\($0)" } ?? "\(settings.timeout)"
         let delay = Timespan(settings.retryDelay).map { "\($0)" } ?? "\(settings.retryDelay)"
         let maxDelay = Timespan(settings.retryMaxDelay).map { "\($0)" } ?? "\(settings.retryMaxDelay)"

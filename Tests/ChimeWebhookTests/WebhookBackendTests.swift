@@ -287,5 +287,10 @@ struct WebhookBackendTests {
         #expect(
             await Self.backend(Self.settings(nil), waits: Waits()).describe()
                 == "not configured: set URL= in [Webhook] of chimed.conf")
+        let reserved = Self.settings("http://127.0.0.1:9/", headers: [.init(name: "Host", value: "example.com")])
+        #expect(
+            await Self.backend(reserved, waits: Waits()).describe()
+                == "http://127.0.0.1:9: every delivery fails: Header= may not set Host: chimed sets it for each request"
+        )
     }
 }
