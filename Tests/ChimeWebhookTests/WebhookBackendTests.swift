@@ -294,3 +294,30 @@ struct WebhookBackendTests {
         )
     }
 }
+
+extension WebhookBackendTests {
+    @Test func manyDeliveriesWaitTogetherNotInTurn() async throws {
+        let server = try WebhookTestServer(answers: [.hang])
+        let backend = Self.backend(
+            Self.settings(server.url(), retries: 0, timeout: .milliseconds(1500)), waits: Waits())
+        let started = ContinuousClock.now
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<12 {
+                group.addTask {
+                    do {
+                        try await backend.deliver(Self.delivery, deliveredAt: Self.handOff)
+                        return false
+                    } catch { return true }
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        let elapsed = ContinuousClock.now - started
+        print(
+            "12 deliveries to a silent server with TimeoutSec=1.5s took \(elapsed); server saw \(server.requests.count)"
+        )
+        #expect(failures == 12)
+        #expect(server.requests.count == 12)
+        #expect(elapsed < .seconds(6))
+    }
+}
