@@ -54,17 +54,42 @@ public final class WebhookTestServer: @unchecked Sendable {
         FileManager.default.isExecutableFile(atPath: python) ? nil : "\(python) is not installed"
     }
 
+    public static let openssl = "/usr/bin/openssl"
+
+    /// Whether an HTTPS server can run here (its certificate is made with openssl).
+    public static var tlsUnavailableReason: String? {
+        unavailableReason
+            ?? (FileManager.default.isExecutableFile(atPath: openssl) ? nil : "\(openssl) is not installed")
+    }
+
     private let directory: TemporaryDirectory
     private let process: RunningProcess
+    private let scheme: String
     public let port: Int
 
-    /// Starts a server that answers requests with `answers`, in order.
-    public init(answers: [Answer]) throws {
+    /// Starts a server that answers requests with `answers`, in order; with `tls`, over HTTPS with a fresh
+    /// self-signed certificate for 127.0.0.1, which no client trusts.
+    public init(answers: [Answer], tls: Bool = false) throws {
         directory = try TemporaryDirectory(prefix: "webhook-server")
         let script = try JSONSerialization.data(withJSONObject: answers.map(\.json))
         let scriptPath = directory.path + "/script.json"
         try script.write(to: URL(fileURLWithPath: scriptPath))
-        process = try RunningProcess(Self.python, [Self.script, scriptPath, directory.path + "/requests.jsonl"])
+        var arguments = [Self.script, scriptPath, directory.path + "/requests.jsonl"]
+        if tls {
+            let (certificate, key) = (directory.path + "/certificate.pem", directory.path + "/key.pem")
+            let made = try ProcessRunner.run(
+                Self.openssl,
+                [
+                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-addext",
+                    "subjectAltName=IP:127.0.0.1", "-days", "2", "-keyout", key, "-out", certificate,
+                ])
+            guard made.status == 0 else {
+                throw Failure(description: "openssl could not make a certificate: \(made.standardError)")
+            }
+            arguments += [certificate, key]
+        }
+        scheme = tls ? "https" : "http"
+        process = try RunningProcess(Self.python, arguments)
         let deadline = Date().addingTimeInterval(20)
         while !process.standardOutput.hasSuffix("\n") && process.isRunning && Date() < deadline { usleep(5_000) }
         guard let port = Int(process.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) else {
@@ -79,9 +104,9 @@ public final class WebhookTestServer: @unchecked Sendable {
         directory.remove()
     }
 
-    /// `http://127.0.0.1:PORT` followed by `path`.
+    /// `http://127.0.0.1:PORT` (or `https://`) followed by `path`.
     public func url(_ path: String = "/hook") -> String {
-        "http://127.0.0.1:\(port)\(path)"
+        "\(scheme)://127.0.0.1:\(port)\(path)"
     }
 
     /// The requests received so far, in order.

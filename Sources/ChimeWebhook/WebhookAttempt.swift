@@ -21,13 +21,14 @@ enum WebhookAttempt: Sendable, Equatable {
 
     /// Whether to try again after this: after connection errors, timeouts, 5xx and 429 — the failures that may
     /// pass. Never after 4xx (the request itself is wrong), a 3xx (redirects are not followed: a POST turned into
-    /// a GET would lose the body), TLS or certificate failures, or a malformed URL: those recur on every attempt.
+    /// a GET would lose the body), a certificate that is not trusted or does not match, or a malformed URL: those
+    /// recur on every attempt.
     var isRetryable: Bool {
         switch self {
         case .delivered, .cancelled: return false
         case .answered(let status, _, _): return status == 429 || (500...599).contains(status)
         case .timedOut: return true
-        case .failed(_, let code): return !Self.permanentErrors.contains(code)
+        case .failed(let reason, let code): return !Self.isPermanent(code, reason: reason)
         }
     }
 
@@ -44,6 +45,13 @@ enum WebhookAttempt: Sendable, Equatable {
         .clientCertificateRequired, .userCancelledAuthentication, .userAuthenticationRequired,
         .httpTooManyRedirects, .redirectToNonExistentLocation, .cancelled,
     ]
+
+    /// Whether a transport error would recur on every attempt. FoundationNetworking reports libcurl's
+    /// certificate failures ("SSL certificate problem: self-signed certificate", "SSL: no alternative certificate
+    /// subject name matches …") with no code of their own, so their wording decides.
+    static func isPermanent(_ code: URLError.Code, reason: String) -> Bool {
+        permanentErrors.contains(code) || (code == .unknown && reason.lowercased().contains("certificate"))
+    }
 
     /// What a finished request amounts to.
     init(response: URLResponse, body: Data) {
@@ -89,7 +97,7 @@ enum WebhookAttempt: Sendable, Equatable {
         case .timedOut(let timeout):
             return "no response within \(Timespan(timeout).map { "\($0)" } ?? "\(timeout)")"
         case .failed(let reason, let code):
-            return Self.permanentErrors.contains(code) ? reason + " (not retried)" : reason
+            return Self.isPermanent(code, reason: reason) ? reason + " (not retried)" : reason
         case .cancelled: return "cancelled"
         }
     }

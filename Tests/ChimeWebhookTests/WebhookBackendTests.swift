@@ -320,4 +320,20 @@ extension WebhookBackendTests {
         #expect(server.requests.count == 12)
         #expect(elapsed < .seconds(6))
     }
+
+    @Test(.disabled(if: WebhookTestServer.tlsUnavailableReason != nil, "needs /usr/bin/openssl"))
+    func anUntrustedCertificateIsNotRetried() async throws {
+        let server = try WebhookTestServer(answers: [.status(200)], tls: true)
+        let waits = Waits()
+        let error = await #expect(throws: WebhookDeliveryError.self) {
+            try await Self.backend(Self.settings(server.url()), waits: waits)
+                .deliver(Self.delivery, deliveredAt: Self.handOff)
+        }
+        let text = try #require(error?.description)
+        #expect(text.hasPrefix("gave up after 1 attempt to https://127.0.0.1:\(server.port): "), "\(text)")
+        #expect(text.contains("certificate"), "\(text)")
+        #expect(text.hasSuffix(" (not retried)"), "\(text)")
+        #expect(waits.durations.isEmpty)
+        #expect(server.requests.isEmpty)
+    }
 }

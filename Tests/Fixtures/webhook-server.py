@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """An HTTP server for chime's webhook tests that answers from a script and records every request.
 
-Usage: webhook-server.py SCRIPT LOG
+Usage: webhook-server.py SCRIPT LOG [CERTIFICATE KEY]
 
 SCRIPT is a JSON array with one answer per request, in order; once it is used up, the last answer is repeated.
 An answer is an object:
@@ -15,11 +15,13 @@ An answer is an object:
 Each request is appended to LOG as one JSON line, before it is answered:
   {"method": "POST", "path": "/hook", "headers": [["Content-Type", "application/json"], ...], "body": "...",
    "received_at": 1764500000.123456}
-The server listens on 127.0.0.1 on a port of the kernel's choosing and prints "PORT\n" on stdout once it accepts
+With CERTIFICATE and KEY (PEM files) it speaks HTTPS. The server listens on 127.0.0.1 on a port of the kernel's
+choosing and prints "PORT\n" on stdout once it accepts
 connections. It runs until it is killed.
 """
 
 import json
+import ssl
 import sys
 import threading
 import time
@@ -95,6 +97,10 @@ def main():
     server.script = Script(script_path)
     server.log = open(log_path, "a", encoding="utf-8")
     server.log_lock = threading.Lock()
+    if len(sys.argv) > 4:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[3], sys.argv[4])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(server.server_address[1], flush=True)
     server.serve_forever()
 
