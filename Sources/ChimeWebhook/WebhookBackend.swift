@@ -56,9 +56,11 @@ public final class WebhookBackend: DeliveryBackend {
         settings.timeout * (max(settings.retries, 0) + 1) + policy.longestTotalWait + .seconds(5)
     }
 
-    /// Where deliveries go and how persistently: `POST https://hooks.example.com (timeout 10s, 3 retries, …)`.
+    /// Where deliveries go and how persistently: `POST https://hooks.example.com (timeout 10s, 3 retries, …)`;
+    /// `nil` while there is no `URL=`: the built-in `webhook` always exists, and a start-up line about it in every
+    /// log would only be noise (a delivery to it fails saying what to set).
     public func describe() async -> String? {
-        guard let origin = settings.origin else { return "not configured: set URL= in [Webhook] of chimed.conf" }
+        guard let origin = settings.origin else { return nil }
         if let problem = settings.validate() { return "\(origin): every delivery fails: \(problem)" }
         let timeout = Timespan(settings.timeout).map { "\($0)" } ?? "\(settings.timeout)"
         let delay = Timespan(settings.retryDelay).map { "\($0)" } ?? "\(settings.retryDelay)"

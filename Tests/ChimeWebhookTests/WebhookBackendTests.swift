@@ -276,7 +276,7 @@ struct WebhookBackendTests {
         #expect(once.timeout == .seconds(7))
     }
 
-    @Test func describeNamesTheServerAndTheRetries() async {
+    @Test func describeNamesTheServerAndTheRetriesOnceConfigured() async {
         let settings = Self.settings(
             "https://hooks.example.com:8443/secret-path", retries: 3, timeout: .milliseconds(2500),
             delay: .seconds(1), maxDelay: .seconds(90), headers: [.init(name: "Authorization", value: "x")])
@@ -284,9 +284,7 @@ struct WebhookBackendTests {
             await Self.backend(settings, waits: Waits()).describe()
                 == "POST https://hooks.example.com:8443 (timeout 2.500000s, 3 retries after 1s doubling to 1min 30s, "
                 + "headers Authorization)")
-        #expect(
-            await Self.backend(Self.settings(nil), waits: Waits()).describe()
-                == "not configured: set URL= in [Webhook] of chimed.conf")
+        #expect(await Self.backend(Self.settings(nil), waits: Waits()).describe() == nil)
         let reserved = Self.settings("http://127.0.0.1:9/", headers: [.init(name: "Host", value: "example.com")])
         #expect(
             await Self.backend(reserved, waits: Waits()).describe()
@@ -299,7 +297,7 @@ extension WebhookBackendTests {
     @Test func manyDeliveriesWaitTogetherNotInTurn() async throws {
         let server = try WebhookTestServer(answers: [.hang])
         let backend = Self.backend(
-            Self.settings(server.url(), retries: 0, timeout: .milliseconds(1500)), waits: Waits())
+            Self.settings(server.url(), retries: 0, timeout: .seconds(3)), waits: Waits())
         let started = ContinuousClock.now
         let failures = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<12 {
@@ -314,11 +312,12 @@ extension WebhookBackendTests {
         }
         let elapsed = ContinuousClock.now - started
         print(
-            "12 deliveries to a silent server with TimeoutSec=1.5s took \(elapsed); server saw \(server.requests.count)"
+            "12 deliveries to a silent server with TimeoutSec=3s took \(elapsed); server saw \(server.requests.count)"
         )
         #expect(failures == 12)
         #expect(server.requests.count == 12)
-        #expect(elapsed < .seconds(6))
+        // In turn they would take 36 s.
+        #expect(elapsed >= .seconds(3) && elapsed < .seconds(9))
     }
 
     @Test(.disabled(if: WebhookTestServer.tlsUnavailableReason != nil, "needs /usr/bin/openssl"))

@@ -90,9 +90,15 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
+class Server(ThreadingHTTPServer):
+    # The default backlog of 5 drops connections when a test opens a dozen at once; the client would only retry
+    # its SYN a second later.
+    request_queue_size = 128
+
+
 def main():
     script_path, log_path = sys.argv[1], sys.argv[2]
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = Server(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     server.script = Script(script_path)
     server.log = open(log_path, "a", encoding="utf-8")
