@@ -41,10 +41,16 @@ public final class WebhookBackend: DeliveryBackend {
         configuration.httpShouldSetCookies = false
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpMaximumConnectionsPerHost = Self.connectionLimit
         session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
         self.random = random
         self.sleep = sleep
     }
+
+    /// The most connections to the server at once. FoundationNetworking's default of 6 would leave the seventh of
+    /// a burst of deliveries (a generator's notifications all due at 07:00) waiting for a free connection while
+    /// its `TimeoutSec=` runs; beyond this limit they still do.
+    static let connectionLimit = 16
 
     deinit {
         session.finishTasksAndInvalidate()

@@ -294,6 +294,7 @@ struct WebhookBackendTests {
 }
 
 extension WebhookBackendTests {
+    /// Twelve: more than FoundationNetworking's default of six connections per host, fewer than the backend's limit.
     @Test func manyDeliveriesWaitTogetherNotInTurn() async throws {
         let server = try WebhookTestServer(answers: [.hang])
         let backend = Self.backend(
