@@ -143,6 +143,18 @@ struct WebhookProcessTests {
         #expect(Set(attempts.map(\.body)).count == 1)
     }
 
+    /// The webhook backend's target keeps FoundationNetworking (and libcurl with its thirty libraries) out of
+    /// chimectl, whose start-up time counts.
+    @Test(.disabled(if: !FileManager.default.isExecutableFile(atPath: "/usr/bin/ldd"), "needs /usr/bin/ldd"))
+    func onlyChimedLinksFoundationNetworking() throws {
+        let chimedLibraries = try ProcessRunner.run("/usr/bin/ldd", [chimed]).standardOutput
+        let chimectlLibraries = try ProcessRunner.run("/usr/bin/ldd", [BinaryLocator.path(of: "chimectl")])
+            .standardOutput
+        #expect(chimedLibraries.contains("libcurl"))
+        #expect(!chimectlLibraries.contains("libcurl"), "\(chimectlLibraries)")
+        #expect(!chimectlLibraries.contains("FoundationNetworking"), "\(chimectlLibraries)")
+    }
+
     static func milliseconds(_ interval: TimeInterval) -> String {
         String(format: "%.1f ms", interval * 1000)
     }
