@@ -11,6 +11,8 @@ public final class WebhookTestServer: @unchecked Sendable {
         case hang
         /// Reads the request, then closes the connection without an answer.
         case close
+        /// Answers 200 with a body of 1000 bytes, sent one at a time `interval` seconds apart.
+        case trickle(interval: Double)
 
         var json: Any {
             switch self {
@@ -21,6 +23,7 @@ public final class WebhookTestServer: @unchecked Sendable {
                 return object
             case .hang: return ["hang": true]
             case .close: return ["close": true]
+            case .trickle(let interval): return ["trickle": interval]
             }
         }
     }

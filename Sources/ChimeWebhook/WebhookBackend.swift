@@ -21,6 +21,8 @@ public final class WebhookBackend: DeliveryBackend {
     /// Waits between attempts.
     private let sleep: @Sendable (Duration) async throws -> Void
 
+    /// A backend for one `[Webhook]` section. It needs nothing from `context`: it neither reads the clock nor
+    /// hears back from the user.
     public convenience init(settings: WebhookSettings, context: BackendContext) {
         self.init(
             settings: settings, random: { Double.random(in: 0..<1) }, sleep: { try await Task.sleep(for: $0) })

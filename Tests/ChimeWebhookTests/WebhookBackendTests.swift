@@ -214,6 +214,20 @@ struct WebhookBackendTests {
         #expect(elapsed < .seconds(10))
     }
 
+    @Test func aServerThatTricklesItsAnswerHitsThePerAttemptTimeoutToo() async throws {
+        // A byte every 200 ms: never idle for long, but the whole answer would take 200 s.
+        let server = try WebhookTestServer(answers: [.trickle(interval: 0.2)])
+        let settings = Self.settings(server.url(), retries: 0, timeout: .seconds(1))
+        let started = ContinuousClock.now
+        let error = await #expect(throws: WebhookDeliveryError.self) {
+            try await Self.backend(settings, waits: Waits()).deliver(Self.delivery, deliveredAt: Self.handOff)
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(
+            error?.description == "gave up after 1 attempt to http://127.0.0.1:\(server.port): no response within 1s")
+        #expect(elapsed >= .seconds(1) && elapsed < .seconds(6))
+    }
+
     @Test func theRealWaitsPassBetweenAttempts() async throws {
         let server = try WebhookTestServer(answers: [.status(503), .status(503), .status(200)])
         let settings = Self.settings(server.url(), retries: 2, delay: .milliseconds(400), maxDelay: .seconds(2))

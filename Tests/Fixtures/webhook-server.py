@@ -11,6 +11,7 @@ An answer is an object:
   {"status": 301, "location": "/new"}      ... with a Location header
   {"hang": true}                           read the request, then answer nothing until the client hangs up
   {"close": true}                          read the request, then close the connection without an answer
+  {"trickle": 0.2}                         answer 200 with a 1000-byte body, one byte every 0.2 s
 
 Each request is appended to LOG as one JSON line, before it is answered:
   {"method": "POST", "path": "/hook", "headers": [["Content-Type", "application/json"], ...], "body": "...",
@@ -74,6 +75,18 @@ class Handler(BaseHTTPRequestHandler):
             return
         if answer.get("close"):
             self.close_connection = True
+            return
+        if "trickle" in answer:
+            self.send_response(200)
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            try:
+                for _ in range(1000):
+                    time.sleep(answer["trickle"])
+                    self.wfile.write(b".")
+                    self.wfile.flush()
+            except OSError:
+                pass
             return
         text = answer.get("body", "").encode("utf-8")
         self.send_response(answer["status"])
