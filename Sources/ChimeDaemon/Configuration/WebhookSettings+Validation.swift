@@ -1,12 +1,13 @@
-import ChimeDaemon
 import Foundation
 
 extension WebhookSettings {
     /// Headers that chimed sets itself and a `Header=` may not replace: the body's length and the server's name
     /// come from the request, and a second value would make a malformed request.
-    static let reservedHeaders: Set<String> = ["content-length", "host", "transfer-encoding", "connection"]
+    public static let reservedHeaders: Set<String> = ["content-length", "host", "transfer-encoding", "connection"]
 
     /// What is wrong with these settings, for the configuration parser to report; `nil` when they are usable.
+    /// Here rather than beside the webhook backend so that the parser can call it: it needs only Foundation, the
+    /// backend FoundationNetworking.
     ///
     /// A missing `URL=` is not an error here: the section may be kept for later, and each delivery to it fails
     /// saying so. Messages never quote a header's value or the URL beyond its scheme, either may be a secret.
@@ -40,7 +41,7 @@ extension WebhookSettings {
     }
 
     /// `scheme://host[:port]` of `url`: what messages may show of it.
-    var origin: String? {
+    public var origin: String? {
         guard let url, let components = URLComponents(string: url), let scheme = components.scheme,
             let host = components.host
         else { return nil }

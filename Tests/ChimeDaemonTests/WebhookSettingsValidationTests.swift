@@ -1,8 +1,6 @@
 import ChimeDaemon
 import Testing
 
-@testable import ChimeWebhook
-
 @Suite struct WebhookSettingsValidationTests {
     static func settings(url: String?, headers: [(String, String)] = []) -> WebhookSettings {
         var settings = WebhookSettings()
