@@ -18,10 +18,12 @@ SWIFT_FLAGS ?=
 RELEASE_FLAGS ?= --static-swift-stdlib
 
 # Debian packages: for building, and for what the tests run for real.
-BUILD_PACKAGES = libsystemd-dev pkg-config
+# libcurl4-openssl-dev: FoundationNetworking, which the webhook backend (and so chimed) links, needs libcurl.
+BUILD_PACKAGES = libsystemd-dev pkg-config libcurl4-openssl-dev
 # systemd-container: systemd-nspawn boots a real systemd for the end-to-end test (Tests/E2E/systemd-e2e).
+# openssl: the webhook tests make a self-signed certificate for an HTTPS server that must be refused.
 # dbus-daemon, python3-dbus, python3-gi: a private session bus and the recording notification server (Tests/Fixtures).
-TEST_PACKAGES = systemd systemd-container tzdata python3 dbus-daemon python3-dbus python3-gi
+TEST_PACKAGES = systemd systemd-container tzdata python3 openssl dbus-daemon python3-dbus python3-gi
 
 .PHONY: all build release e2e-binary run test check lint deps deps-build deps-test config-modes install install-systemd \
 	uninstall uninstall-systemd bench clean
@@ -80,8 +82,9 @@ install: release install-systemd
 	install -m 0755 .build/release/chimed $(DESTDIR)$(BINDIR)/chimed
 	install -m 0644 man/chimectl.1 $(DESTDIR)$(MANDIR)/man1/chimectl.1
 	install -m 0644 man/chime.notification.5 $(DESTDIR)$(MANDIR)/man5/chime.notification.5
+	install -m 0644 man/chimed.conf.5 $(DESTDIR)$(MANDIR)/man5/chimed.conf.5
 	install -m 0644 man/chimed.8 $(DESTDIR)$(MANDIR)/man8/chimed.8
-	install -m 0644 config/*.notification config/exams.csv $(DESTDIR)$(DATADIR)/examples/
+	install -m 0644 config/*.notification config/chimed.conf config/exams.csv $(DESTDIR)$(DATADIR)/examples/
 	install -m 0755 config/generators.d/* $(DESTDIR)$(DATADIR)/examples/generators.d/
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	.build/release/chimectl completion bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/chimectl
@@ -98,7 +101,7 @@ install-systemd:
 uninstall: uninstall-systemd
 	rm -f $(DESTDIR)$(BINDIR)/chimectl $(DESTDIR)$(BINDIR)/chimed
 	rm -f $(DESTDIR)$(MANDIR)/man1/chimectl.1 $(DESTDIR)$(MANDIR)/man5/chime.notification.5 \
-		$(DESTDIR)$(MANDIR)/man8/chimed.8
+		$(DESTDIR)$(MANDIR)/man5/chimed.conf.5 $(DESTDIR)$(MANDIR)/man8/chimed.8
 	rm -rf $(DESTDIR)$(DATADIR)
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/chimectl
 
