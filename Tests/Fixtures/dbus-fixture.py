@@ -2,7 +2,7 @@
 """D-Bus peers for chime's desktop backend tests, on a private bus (--address).
 
 notification-server: owns org.freedesktop.Notifications and records every call as one JSON line in --record
-(arguments exactly, hints with their D-Bus types). Notify returns 1, 2, 3, ... (or the replaced id when that bubble
+(arguments exactly, hints with their D-Bus types, and "time" in seconds since the epoch). Notify returns 1, 2, 3, ... (or the replaced id when that bubble
 is still open). On cue it emits signals, through its own interface org.chime.Test.Control at /org/chime/Test:
 EmitActionInvoked(u id, s key), EmitNotificationClosed(u id, u reason). CloseNotification closes the bubble and
 emits NotificationClosed(id, 3). Prints "ready" once it owns the name.
@@ -14,6 +14,7 @@ installed.
 import argparse
 import json
 import sys
+import time
 
 import dbus
 import dbus.service
@@ -49,6 +50,7 @@ class Recorder:
         self.file = open(path, "a", encoding="utf-8")
 
     def write(self, record):
+        record["time"] = time.time()
         self.file.write(json.dumps(record, sort_keys=True) + "\n")
         self.file.flush()
 

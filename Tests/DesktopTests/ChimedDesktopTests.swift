@@ -1,0 +1,95 @@
+import ChimeSystemd
+import ChimeTestSupport
+import Foundation
+import Testing
+
+/// The real `chimed` delivering to the desktop on a private session bus: the bubble's arguments, and `snooze`
+/// chosen on it bringing it back `SnoozeSec=` later.
+@Suite(
+    .serialized,
+    .enabled(if: desktopTestsUnmetRequirement == nil, "skipped: \(desktopTestsUnmetRequirement ?? "")"))
+struct ChimedDesktopTests {
+    let chimed = BinaryLocator.path(of: "chimed")
+
+    @Test func aSnoozedBubbleComesBackAfterSnoozeSec() async throws {
+        let directory = try TemporaryDirectory(prefix: "chimed-desktop")
+        defer { directory.remove() }
+        let bus = try PrivateSessionBus(directory: directory)
+        defer { bus.stop() }
+        let server = try DBusFixture(
+            "notification-server", bus: bus, directory: directory, arguments: ["--capabilities=actions,body"])
+        defer { server.stop() }
+        try FileManager.default.createDirectory(atPath: directory.path + "/config", withIntermediateDirectories: true)
+        let notify = try NotifySocket(directory: directory.path)
+        let process = try RunningProcess(
+            chimed,
+            [
+                "--config-dir=\(directory.path)/config", "--runtime-dir=\(directory.path)/run",
+                "--state-dir=\(directory.path)/state",
+            ],
+            environment: [
+                "NOTIFY_SOCKET": notify.path, "TZ": "Europe/Berlin", "DBUS_SESSION_BUS_ADDRESS": bus.address,
+            ])
+        defer { process.wait(timeout: 0) }
+        try #require(notify.receive(until: { $0.contains("READY=1") }, timeout: 20).last?.contains("READY=1") == true)
+
+        // Added once chimed runs, three seconds ahead: a start-up slowed by a loaded machine cannot make it past.
+        let due = Int(Date().timeIntervalSince1970.rounded(.up)) + 3
+        try directory.write(
+            "config/exam.notification",
+            """
+            [Notification]
+            Title=Exam: Linear Algebra
+            Body=Room 4B <east>
+            Action=snooze:Snooze
+            Action=open:Open
+            SnoozeSec=2s
+            Deliver=desktop
+            [Trigger]
+            At=@\(due)
+            """)
+        process.signal(SIGHUP)
+        try #require(notify.receive(until: { $0.contains("READY=1") }, timeout: 20).last?.contains("READY=1") == true)
+
+        func notifyCalls(_ count: Int) -> [[String: Any]] {
+            server.waitForRecords(timeout: .seconds(20)) { records in
+                records.filter { $0["method"] as? String == "Notify" }.count >= count
+            }.filter { $0["method"] as? String == "Notify" }
+        }
+        let first = try #require(notifyCalls(1).first, "no Notify; chimed: \(process.standardError)")
+        #expect(first["app_name"] as? String == "chime")
+        #expect(first["replaces_id"] as? Int == 0)
+        #expect(first["summary"] as? String == "Exam: Linear Algebra")
+        #expect(first["body"] as? String == "Room 4B <east>")
+        #expect(first["actions"] as? [String] == ["snooze", "Snooze", "open", "Open"])
+        #expect(first["expire_timeout"] as? Int == -1)
+        #expect(DesktopBackendTests.hints(first) == ["urgency": "y 1", "desktop-entry": "s chime"])
+        let firstTime = try #require(first["time"] as? Double)
+        #expect(firstTime >= Double(due) - 0.01)
+
+        let bubble = try #require(first["id"] as? Int)
+        let control = try BusConnection(address: bus.address, label: "chime.test.control")
+        defer { control.close() }
+        let chosen = Date().timeIntervalSince1970
+        try await control.call(
+            destination: "org.freedesktop.Notifications", path: "/org/chime/Test", interface: "org.chime.Test.Control",
+            member: "EmitActionInvoked",
+            arguments: { writer in
+                try writer.append(.uint32(UInt32(bubble)))
+                try writer.append("snooze")
+            }
+        ) { _ in }
+
+        let calls = notifyCalls(2)
+        try #require(calls.count == 2, "no second Notify; chimed: \(process.standardError)")
+        let again = calls[1]
+        #expect(again["summary"] as? String == "Exam: Linear Algebra")
+        // The snoozed bubble replaces the one still on screen.
+        #expect(again["replaces_id"] as? Int == bubble)
+        let delay = try #require(again["time"] as? Double) - chosen
+        #expect(delay >= 1.9 && delay < 8, "snoozed for \(delay) s")
+
+        process.signal(SIGTERM)
+        #expect(process.wait(timeout: 10) == 0)
+    }
+}
