@@ -257,6 +257,49 @@ struct DesktopBackendTests {
         #expect(harness.notifyCalls(count: 3).count == 3)
     }
 
+    @Test func whenTheBusGoesAwayDeliveriesWaitForTheNextOne() async throws {
+        let directory = try TemporaryDirectory(prefix: "chime-desktop")
+        defer { directory.remove() }
+        var bus = try PrivateSessionBus(directory: directory)
+        var server = try DBusFixture("notification-server", bus: bus, directory: directory)
+        // Without the bus's guid, as a session's address usually is: the next bus at the same path is accepted.
+        let context = BackendContext(
+            log: RecordingEventLog(), clock: SystemWallClock(), responder: RecordingResponder(),
+            environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(bus.socketPath)"])
+        let log = context.log as! RecordingEventLog
+        let backend = DesktopBackend(settings: DesktopSettings(), context: context)
+        try await backend.deliver(Self.delivery("before"), deliveredAt: Date())
+        server.stop()
+        bus.stop()
+        try FileManager.default.removeItem(atPath: bus.socketPath)
+
+        // The bus is gone: first the connection notices, then connecting fails.
+        var failures: [BackendUnavailable] = []
+        for id in ["during", "during-too"] {
+            do {
+                try await backend.deliver(Self.delivery(id), deliveredAt: Date())
+                Issue.record("\(id) was delivered without a bus")
+            } catch let error as BackendUnavailable {
+                failures.append(error)
+            }
+        }
+        #expect(failures.map(\.isNew) == [true, false])
+
+        bus = try PrivateSessionBus(directory: directory)
+        defer { bus.stop() }
+        server = try DBusFixture("notification-server", bus: bus, directory: directory)
+        defer { server.stop() }
+        let calls = server.waitForRecords(timeout: .seconds(20)) { records in
+            records.filter { $0["method"] as? String == "Notify" }.count >= 2
+        }.filter { $0["method"] as? String == "Notify" }
+        #expect(calls.map { $0["replaces_id"] as? Int } == [0, 0])
+        #expect(
+            log.events(.delivered).map(\.message) == [
+                "during: Exam: Linear Algebra (delivered to desktop when the notification server appeared)",
+                "during-too: Exam: Linear Algebra (delivered to desktop when the notification server appeared)",
+            ])
+    }
+
     @Test func withoutASessionBusADeliveryIsUnavailable() async throws {
         let context = BackendContext(
             log: RecordingEventLog(), clock: SystemWallClock(), responder: RecordingResponder(),

@@ -65,6 +65,9 @@ public actor DesktopBackend: DeliveryBackend {
             if pending.count > Self.pendingLimit { pending.removeFirst(pending.count - Self.pendingLimit) }
             let isNew = !isUnavailable
             isUnavailable = true
+            // Without a bus there is nothing to watch for a server: connect again later. With one, NameOwnerChanged
+            // tells when a server appears.
+            if connecting == nil { scheduleReconnect() }
             throw BackendUnavailable(reason: unreachable.reason, isNew: isNew)
         }
     }
@@ -187,6 +190,7 @@ public actor DesktopBackend: DeliveryBackend {
         }
         signalSink?.finish()
         signalSink = sink
+        reconnectDelay = .seconds(1)
         capabilities = nil
         serverOwner = nil
         bubbles.removeAll()
@@ -275,7 +279,6 @@ public actor DesktopBackend: DeliveryBackend {
         guard !pending.isEmpty else { return }
         do {
             _ = try await connection()
-            reconnectDelay = .seconds(1)
             await deliverPending()
         } catch {
             scheduleReconnect()
