@@ -23,7 +23,9 @@ BUILD_PACKAGES = libsystemd-dev pkg-config libcurl4-openssl-dev
 # systemd-container: systemd-nspawn boots a real systemd for the end-to-end test (Tests/E2E/systemd-e2e).
 # openssl: the webhook tests make a self-signed certificate for an HTTPS server that must be refused.
 # dbus-daemon, python3-dbus, python3-gi: a private session bus and the recording notification server (Tests/Fixtures).
-TEST_PACKAGES = systemd systemd-container tzdata python3 openssl dbus-daemon python3-dbus python3-gi
+# dunst, xvfb, imagemagick, tesseract-ocr: a real notification daemon on a virtual display, photographed and read back.
+TEST_PACKAGES = systemd systemd-container tzdata python3 openssl dbus-daemon python3-dbus python3-gi \
+	dunst xvfb imagemagick tesseract-ocr
 
 .PHONY: all build release e2e-binary run test check lint deps deps-build deps-test config-modes install install-systemd \
 	uninstall uninstall-systemd bench clean
