@@ -293,6 +293,9 @@ struct DesktopBackendTests {
             records.filter { $0["method"] as? String == "Notify" }.count >= 2
         }.filter { $0["method"] as? String == "Notify" }
         #expect(calls.map { $0["replaces_id"] as? Int } == [0, 0])
+        // Logged once the server has answered.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while log.events(.delivered).count < 2 && ContinuousClock.now < deadline { usleep(10_000) }
         #expect(
             log.events(.delivered).map(\.message) == [
                 "during: Exam: Linear Algebra (delivered to desktop when the notification server appeared)",
