@@ -65,7 +65,8 @@ public final class BusConnection: @unchecked Sendable {
         if bus != nil { shutDown() }
     }
 
-    /// Whether the connection is still open (authenticating or running).
+    /// Whether the connection is still open (authenticating or running). Waits for the bus queue: not to be asked
+    /// from a handler running there.
     public var isOpen: Bool {
         queue.sync { bus.map { sd_bus_is_open($0) > 0 } ?? false }
     }
