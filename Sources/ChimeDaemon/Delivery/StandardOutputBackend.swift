@@ -20,7 +20,9 @@ public final class StandardOutputBackend: DeliveryBackend, @unchecked Sendable {
         lock.withLock { write(line) }
     }
 
-    public static func line(for delivery: Delivery, deliveredAt: Date) -> String {
+    /// The delivery as one line of JSON (no newline), as `stdout` prints it and the `command` backend writes it to
+    /// its program's stdin; `backend` is the name that delivers it.
+    public static func line(for delivery: Delivery, deliveredAt: Date, backend: String = "stdout") -> String {
         let notification = delivery.notification
         var members: [(String, JSONValue)] = [
             ("id", .string(notification.id)), ("title", .string(notification.title)),
@@ -28,7 +30,7 @@ public final class StandardOutputBackend: DeliveryBackend, @unchecked Sendable {
             ("info", .object(notification.info.map { ($0.key, .string($0.value)) })),
             ("fire_time", .string(Timestamp.iso8601(delivery.fireTime, fraction: .microseconds))),
             ("delivered_at", .string(Timestamp.iso8601(deliveredAt, fraction: .microseconds))),
-            ("backend", .string("stdout")),
+            ("backend", .string(backend)),
         ]
         if delivery.missedCount > 0 { members.append(("missed", .number(Int64(delivery.missedCount)))) }
         if let badge = delivery.badge { members.append(("badge", .number(Int64(badge)))) }
