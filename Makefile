@@ -79,8 +79,9 @@ install: release install-systemd
 	install -m 0755 .build/release/chimed $(DESTDIR)$(BINDIR)/chimed
 	install -m 0644 man/chimectl.1 $(DESTDIR)$(MANDIR)/man1/chimectl.1
 	install -m 0644 man/chime.notification.5 $(DESTDIR)$(MANDIR)/man5/chime.notification.5
+	install -m 0644 man/chimed.conf.5 $(DESTDIR)$(MANDIR)/man5/chimed.conf.5
 	install -m 0644 man/chimed.8 $(DESTDIR)$(MANDIR)/man8/chimed.8
-	install -m 0644 config/*.notification config/exams.csv $(DESTDIR)$(DATADIR)/examples/
+	install -m 0644 config/*.notification config/chimed.conf config/exams.csv $(DESTDIR)$(DATADIR)/examples/
 	install -m 0755 config/generators.d/* $(DESTDIR)$(DATADIR)/examples/generators.d/
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	.build/release/chimectl completion bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/chimectl
@@ -97,7 +98,7 @@ install-systemd:
 uninstall: uninstall-systemd
 	rm -f $(DESTDIR)$(BINDIR)/chimectl $(DESTDIR)$(BINDIR)/chimed
 	rm -f $(DESTDIR)$(MANDIR)/man1/chimectl.1 $(DESTDIR)$(MANDIR)/man5/chime.notification.5 \
-		$(DESTDIR)$(MANDIR)/man8/chimed.8
+		$(DESTDIR)$(MANDIR)/man5/chimed.conf.5 $(DESTDIR)$(MANDIR)/man8/chimed.8
 	rm -rf $(DESTDIR)$(DATADIR)
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/chimectl
 

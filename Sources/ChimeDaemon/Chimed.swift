@@ -5,9 +5,6 @@ import Foundation
 public enum Chimed {
     public static let version = "0.1.0"
 
-    /// The backends this chimed can deliver to.
-    public static let knownBackends = ["journal", "stdout"]
-
     static let help = """
         Usage: chimed [OPTIONS]
 
@@ -24,8 +21,8 @@ public enum Chimed {
           --runtime-dir=DIR     write the PID file and schedule.json here (default /run/chime, or
                                 $XDG_RUNTIME_DIR/chime)
           --user                run as the calling user's instance
-          --deliver=LIST        backends for notifications without Deliver= (default: journal);
-                                known: journal, stdout
+          --deliver=LIST        backends for notifications without Deliver=, instead of chimed.conf's
+                                [Daemon] Deliver= (default: journal)
           --check               load and validate everything, print the schedule, exit 1 on errors
           -h, --help            show this help
           --version             show the version
@@ -61,10 +58,6 @@ public enum Chimed {
             guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty }) else {
                 throw UsageError("invalid --deliver '\(deliver)'")
             }
-            if let unknown = names.first(where: { !knownBackends.contains($0) }) {
-                throw UsageError(
-                    "unknown backend '\(unknown)' in --deliver; known: \(knownBackends.joined(separator: ", "))")
-            }
             options.defaultBackends = names
         }
         return (options, parsed.has("check"))
@@ -82,9 +75,11 @@ public enum Chimed {
             FileHandle.standardError.write(Data("chimed: \(error)\n".utf8))
             return 1
         }
-        for problem in loaded.problems {
+        let configuration = DaemonConfiguration.load(directories: options.configDirectories)
+        for problem in configuration.diagnostics + loaded.problems {
             FileHandle.standardError.write(Data("\(problem)\n".utf8))
         }
+        let configurationErrors = configuration.diagnostics.filter { $0.severity == .error }.count
         var lines: [String] = []
         var scheduled = 0
         for entry in loaded.notifications {
@@ -100,12 +95,16 @@ public enum Chimed {
                 ?? (notification.isEnabled ? "nothing left to fire" : "disabled")
             lines.append("  \(notification.id): \(when) — \(notification.trigger.summary)")
         }
+        let backends = options.defaultBackends ?? configuration.defaultBackends ?? ["journal"]
         print(
             "Configuration: \(options.configDirectories.joined(separator: ", "))\n"
+                + "chimed.conf: \(configuration.paths.isEmpty ? "none (defaults)" : configuration.paths.joined(separator: ", "))"
+                + "\(configurationErrors > 0 ? " (\(configurationErrors) error(s))" : "")\n"
+                + "Default backends: \(backends.joined(separator: " ")); presentation: \(configuration.presentation)\n"
                 + "Added at run time: \(options.addedDirectory)\n"
                 + "\(loaded.notifications.count) notification(s) loaded, \(scheduled) scheduled, "
                 + "\(loaded.errorCount) error(s), \(loaded.problems.count - loaded.errorCount) warning(s).")
         for line in lines { print(line) }
-        return loaded.errorCount == 0 ? 0 : 1
+        return loaded.errorCount == 0 && configurationErrors == 0 ? 0 : 1
     }
 }

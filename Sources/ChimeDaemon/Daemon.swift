@@ -40,23 +40,34 @@ public final class Daemon: @unchecked Sendable {
     private var lastError: String?
     private var problems: [String] = []
     private var isStopping = false
+    /// chimed.conf as last loaded, touched only on `queue`.
+    private var configuration = DaemonConfiguration()
+    private let registry: BackendRegistry
+    /// Publishes the badge number to docks and panels, when the desktop backend provides a way.
+    public var badgePublisher: (@Sendable (Int) -> Void)?
 
+    /// - Parameter factories: how backends are made from chimed.conf's settings.
     public init(
-        options: DaemonOptions, environment: [String: String], backends: [any DeliveryBackend], log: any EventLog
+        options: DaemonOptions, environment: [String: String], factories: BackendFactories = BackendFactories(),
+        log: any EventLog
     ) {
         self.options = options
         self.environment = environment
         self.log = log
         loader = ScheduleLoader(sources: Self.sources(options: options, environment: environment))
-        dispatcher = Dispatcher(
-            backends: backends, defaultBackends: options.defaultBackends, clock: SystemWallClock(), log: log)
+        let responder = ActionResponder()
+        registry = BackendRegistry(
+            factories: factories,
+            context: BackendContext(log: log, clock: clock, responder: responder, environment: environment))
+        dispatcher = Dispatcher(backends: [], defaultBackends: ["journal"], clock: SystemWallClock(), log: log)
         scheduler = Scheduler(
             clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: dispatcher, log: log,
             store: FileHistoryStore(directory: options.stateDirectory))
         snapshot = SnapshotWriter(path: options.snapshotPath)
         badgeFile = BadgeFile(stateDirectory: options.stateDirectory)
         scheduler.afterFire = { [weak self] in self?.scheduleChanged() }
-        scheduler.willDeliver = { [weak self] delivery in self?.applyBadge(to: &delivery) }
+        scheduler.willDeliver = { [weak self] delivery in self?.present(&delivery) }
+        responder.daemon = self
     }
 
     /// Where notifications come from, in order of precedence for the same id: files, then generators, then the
@@ -133,11 +144,46 @@ public final class Daemon: @unchecked Sendable {
         let loader = self.loader
         let tz = environment["TZ"]
         let clock = self.clock
+        let directories = options.configDirectories
         loadQueue.async {
             let started = clock.now()
+            let configuration = DaemonConfiguration.load(directories: directories)
             let zone = LocalZone.resolve(tz: tz)
             let result = Result { () throws(ScheduleLoadError) in try loader.load(systemZone: zone) }
-            self.queue.async { self.finishRebuild(result, reason: reason, started: started) }
+            self.queue.async {
+                self.apply(configuration)
+                self.finishRebuild(result, reason: reason, started: started)
+            }
+        }
+    }
+
+    /// The backends for notifications without `Deliver=`: `--deliver`, chimed.conf's, or the journal.
+    private var defaultBackends: [String] {
+        options.defaultBackends ?? configuration.defaultBackends ?? ["journal"]
+    }
+
+    /// Takes chimed.conf as loaded: its problems are logged, the backends rebuilt where their settings changed,
+    /// and the presentation settings and each backend's peer logged.
+    private func apply(_ loaded: DaemonConfiguration) {
+        configuration = loaded
+        for problem in loaded.diagnostics { log.record(Self.configEvent(problem)) }
+        let backends = registry.backends(for: loaded)
+        let names = Set(backends.map(\.name))
+        for name in defaultBackends where !names.contains(name) {
+            log.record(
+                DaemonEvent(
+                    .configError, "The default backends name '\(name)', which is no backend; deliveries to it fail.",
+                    priority: 4))
+        }
+        dispatcher.reconfigure(backends: backends, defaultBackends: defaultBackends)
+        let presentation = "Presentation: \(loaded.presentation)."
+        let log = self.log
+        Task.detached {
+            var lines = [presentation]
+            for backend in backends {
+                if let description = await backend.describe() { lines.append("\(backend.name): \(description)") }
+            }
+            log.record(DaemonEvent(.backends, lines.joined(separator: " ")))
         }
     }
 
@@ -212,10 +258,59 @@ public final class Daemon: @unchecked Sendable {
         return text
     }
 
+    // MARK: Answers to notifications
+
+    /// The user chose `key` on a notification: logged with `CHIME_ACTION=`; `snooze` delivers it again after
+    /// `SnoozeSec=`, `dismiss` only closes it (the backend does), any other runs its `ExecAction=`, if any.
+    func actionInvoked(_ key: String, delivery: Delivery, backend: String) {
+        queue.async { [self] in
+            let notification = delivery.notification
+            var fields = Dispatcher.fields(of: delivery, backend: backend) + [("CHIME_ACTION", key)]
+            let what: String
+            switch key {
+            case "snooze":
+                if let until = scheduler.snooze(notification.id, for: notification.snooze) {
+                    let zone = notification.trigger.timeZone ?? LocalZone.resolve(tz: environment["TZ"])
+                    what = "snoozed until \(Timestamp.format(until, zone: zone) ?? "?")"
+                    fields.append(("CHIME_SNOOZE_UNTIL", Timestamp.iso8601(until, fraction: .microseconds)))
+                } else {
+                    what = "snooze chosen, but the notification is no longer scheduled"
+                }
+            case "dismiss":
+                what = "dismissed"
+            default:
+                what = "action '\(key)' chosen" + (notification.actionCommands[key] == nil ? " (no ExecAction=)" : "")
+            }
+            log.record(DaemonEvent(.actionInvoked, "\(notification.id): \(what) (\(backend))", fields: fields))
+        }
+    }
+
+    /// A notification's bubble went away.
+    func closed(_ delivery: Delivery, reason: UInt32, backend: String) {
+        let why =
+            switch reason {
+            case 1: "expired"
+            case 2: "dismissed by the user"
+            case 3: "closed by chimed"
+            default: "closed"
+            }
+        log.record(
+            DaemonEvent(
+                .closed, "\(delivery.notification.id): \(why) (\(backend))",
+                fields: Dispatcher.fields(of: delivery, backend: backend) + [("CHIME_CLOSE_REASON", String(reason))]))
+    }
+
     // MARK: Badge
 
-    /// On the scheduler's queue: a delivery's `Badge=` changes the instance's badge number. It is written to disk
-    /// once per fire (`saveBadgeIfChanged`), not once per delivery: a burst must not pay a synced write each.
+    /// On the scheduler's queue, for each delivery: strips what chimed.conf's `[Presentation]` does not allow, and
+    /// applies `Badge=`.
+    private func present(_ delivery: inout Delivery) {
+        configuration.presentation.strip(&delivery)
+        applyBadge(to: &delivery)
+    }
+
+    /// A delivery's `Badge=` changes the instance's badge number. It is written to disk once per fire
+    /// (`saveBadgeIfChanged`), not once per delivery: a burst must not pay a synced write each.
     private func applyBadge(to delivery: inout Delivery) {
         guard let change = delivery.notification.badge else { return }
         badge = BadgeFile.apply(change, to: badge)
@@ -226,6 +321,7 @@ public final class Daemon: @unchecked Sendable {
     private func saveBadgeIfChanged() {
         guard badgeChanged else { return }
         badgeChanged = false
+        if configuration.presentation.badge { badgePublisher?(badge) }
         do {
             try badgeFile.write(badge)
         } catch {
@@ -242,6 +338,7 @@ public final class Daemon: @unchecked Sendable {
         }
         guard let requested = badgeFile.takeRequest() else { return }
         badge = requested
+        if configuration.presentation.badge { badgePublisher?(badge) }
         do {
             try badgeFile.write(badge)
         } catch {
@@ -270,7 +367,7 @@ public final class Daemon: @unchecked Sendable {
         let facts = SnapshotWriter.Facts(
             pid: getpid(), instance: options.instance, lastRebuild: lastRebuild, lastLoadStarted: lastLoadStarted,
             rebuilds: rebuildCount, lastError: lastError, configDirectories: options.configDirectories,
-            problems: problems, defaultBackends: options.defaultBackends, badge: badge)
+            problems: problems, defaultBackends: defaultBackends, badge: badge)
         snapshot.write(status: status, facts: facts, now: clock.now())
     }
 

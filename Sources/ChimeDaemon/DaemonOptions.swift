@@ -7,8 +7,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var stateDirectory: String
     public var runtimeDirectory: String
     public var instance: InstanceKind
-    /// Backends for notifications without `Deliver=`.
-    public var defaultBackends: [String] = ["journal"]
+    /// `--deliver`: backends for notifications without `Deliver=`, overriding chimed.conf's `[Daemon] Deliver=`.
+    public var defaultBackends: [String]?
 
     public init(configDirectories: [String], stateDirectory: String, runtimeDirectory: String, instance: InstanceKind) {
         self.configDirectories = configDirectories

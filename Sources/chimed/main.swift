@@ -14,8 +14,6 @@ guard let (options, check) = parsed else { exit(0) }
 if check {
     exit(Chimed.check(options, environment: environment, now: Date()))
 }
-let daemon = Daemon(
-    options: options, environment: environment, backends: [JournalBackend(), StandardOutputBackend()],
-    log: JournalEventLog(environment: environment))
+let daemon = Daemon(options: options, environment: environment, log: JournalEventLog(environment: environment))
 daemon.watchClockAndTimeZone()
 daemon.run()

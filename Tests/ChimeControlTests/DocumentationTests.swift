@@ -69,6 +69,15 @@ import Testing
         #expect(documented.sorted() == NotificationLoader.knownKeys[section]?.sorted())
     }
 
+    @Test(arguments: DaemonConfiguration.knownKeys.keys.sorted())
+    func everyKeyOfASectionIsDocumentedInChimedConf5(section: String) throws {
+        let page = try ManPage(Self.read("man/chimed.conf.5"))
+        let title = "[\(section.uppercased())] SECTION OPTIONS"
+        let tags = try #require(page.section(title), "chimed.conf.5 has no \(title)").tags
+        let documented = Set(tags.flatMap(\.keys))
+        #expect(documented.sorted() == DaemonConfiguration.knownKeys[section]?.sorted())
+    }
+
     @Test func readmeKeyTablesListEveryKey() throws {
         // Rows of the key tables start with a cell such as "`Title=`".
         var documented = Set<String>()
@@ -78,7 +87,9 @@ import Testing
                 documented.insert(String(cell.dropLast()))
             }
         }
-        #expect(documented.sorted() == NotificationLoader.knownKeys.values.flatMap { $0 }.sorted())
+        let keys = Set(NotificationLoader.knownKeys.values.flatMap { $0 })
+            .union(DaemonConfiguration.knownKeys.values.flatMap { $0 })
+        #expect(documented.sorted() == keys.sorted())
     }
 
     /// `--name` for each option chimed accepts, `--help` included.
@@ -125,7 +136,7 @@ import Testing
         #expect(documented == expected)
     }
 
-    @Test(arguments: ["man/chimectl.1", "man/chime.notification.5", "man/chimed.8"])
+    @Test(arguments: ["man/chimectl.1", "man/chime.notification.5", "man/chimed.8", "man/chimed.conf.5"])
     func manPageNamesTheCurrentVersion(path: String) throws {
         let page = try ManPage(Self.read(path))
         #expect(page.header.contains("\"chime \(Chimectl.version)\""), "\(path): \(page.header)")
@@ -145,7 +156,7 @@ import Testing
         let uninstall = Self.recipe(of: "uninstall", in: makefile)
         let pages = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("man").path)
             .filter { $0.last?.isNumber == true }
-        #expect(pages.sorted() == ["chime.notification.5", "chimectl.1", "chimed.8"])
+        #expect(pages.sorted() == ["chime.notification.5", "chimectl.1", "chimed.8", "chimed.conf.5"])
         for page in pages {
             let installed = "$(DESTDIR)$(MANDIR)/man\(page.last!)/\(page)"
             #expect(install.contains("install -m 0644 man/\(page) \(installed)"), "make install leaves out \(page)")

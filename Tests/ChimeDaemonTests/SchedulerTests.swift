@@ -101,6 +101,35 @@ import Testing
         #expect(harness.scheduler.armedDeadline == nil)
     }
 
+    @Test func aSnoozedNotificationIsDeliveredAgainAfterItsSnoozeAndOnlyOnce() {
+        let harness = Harness(start: "2026-10-28 05:00 UTC")
+        let files = [
+            ("exam", "[Notification]\nSnoozeSec=10min\n[Trigger]\nAt=2026-10-28 07:00\n"),
+            ("night", "[Trigger]\nOnCalendar=*-*-* 07:05\n"),
+        ]
+        harness.scheduler.install(Self.schedule(files))
+        harness.clock.advance(to: Self.date("2026-10-28 06:00 UTC"))
+        #expect(harness.scheduler.snooze("exam", for: .seconds(600)) == Self.date("2026-10-28 06:10 UTC"))
+        // A rebuild keeps the snooze.
+        harness.scheduler.install(Self.schedule(files))
+        harness.clock.advance(to: Self.date("2026-10-28 06:09:59 UTC"))
+        #expect(harness.delivered == ["exam@2026-10-28T06:00:00Z", "night@2026-10-28T06:05:00Z"])
+        harness.clock.advance(to: Self.date("2026-10-28 06:10 UTC"))
+        #expect(
+            harness.delivered == [
+                "exam@2026-10-28T06:00:00Z", "night@2026-10-28T06:05:00Z", "exam@2026-10-28T06:10:00Z",
+            ])
+        #expect(harness.handedOffLate.isEmpty)
+        harness.clock.advance(to: Self.date("2026-10-29 05:00 UTC"))
+        #expect(harness.delivered.filter { $0.hasPrefix("exam@") }.count == 2)
+        // Snoozing what no longer exists does nothing; a rebuild without it drops its snooze.
+        #expect(harness.scheduler.snooze("nosuch", for: .seconds(60)) == nil)
+        harness.scheduler.snooze("night", for: .seconds(60))
+        harness.scheduler.install(Self.schedule([files[0]]))
+        harness.clock.advance(to: Self.date("2026-10-29 06:00 UTC"))
+        #expect(harness.delivered.count == 3)  // neither night's snooze nor its next occurrence (06:05 UTC)
+    }
+
     @Test func rebuildsInTheMiddleChangeNothingThatShouldNotChange() {
         let harness = Harness(start: "2026-10-20 00:00 UTC")
         harness.scheduler.install(Self.schedule(Self.fortnight))

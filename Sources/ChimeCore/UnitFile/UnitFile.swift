@@ -13,7 +13,7 @@ public struct UnitFile: Hashable, Sendable {
     /// Every problem found, in the order found; assignments on lines with errors are left out of `sections`.
     public internal(set) var diagnostics: [UnitFileDiagnostic]
 
-    init(sections: [UnitFileSection] = [], diagnostics: [UnitFileDiagnostic] = []) {
+    public init(sections: [UnitFileSection] = [], diagnostics: [UnitFileDiagnostic] = []) {
         self.sections = sections
         self.diagnostics = diagnostics
     }
@@ -64,7 +64,7 @@ public struct UnitFile: Hashable, Sendable {
     }
 
     /// Appends a drop-in's sections after this file's, so that its assignments come later and override.
-    mutating func apply(dropIn: UnitFile) {
+    public mutating func apply(dropIn: UnitFile) {
         sections += dropIn.sections
         diagnostics += dropIn.diagnostics
     }

@@ -7,8 +7,10 @@ import Foundation
 /// Each outcome is logged as its own event with `CHIME_BACKEND=`, except by backends whose delivery is itself
 /// the journal entry (`recordsOwnDelivery`).
 public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
-    private let backends: [String: any DeliveryBackend]
-    private let defaultBackends: [String]
+    /// The backends and the defaults, replaced as a whole when chimed.conf changes (under `lock`).
+    private var backends: [String: any DeliveryBackend]
+    private var defaultBackends: [String]
+    private let lock = NSLock()
     private let timeout: Duration
     private let clock: any WallClock
     private let log: any EventLog
@@ -25,13 +27,27 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
         self.log = log
     }
 
+    /// Replaces the backends and the default (after a reload of chimed.conf); deliveries in flight finish with
+    /// the backends they started with.
+    public func reconfigure(backends: [any DeliveryBackend], defaultBackends: [String]) {
+        let byName = Dictionary(backends.map { ($0.name, $0) }) { first, _ in first }
+        lock.withLock {
+            self.backends = byName
+            self.defaultBackends = defaultBackends
+        }
+    }
+
+    /// The backends by name, as they are now.
+    public var currentBackends: [String: any DeliveryBackend] { lock.withLock { backends } }
+
     /// The backend names a notification goes to: its `Deliver=`, or the default.
     public func backendNames(for notification: ScheduledNotification) -> [String] {
-        notification.backends.isEmpty ? defaultBackends : notification.backends
+        notification.backends.isEmpty ? lock.withLock { defaultBackends } : notification.backends
     }
 
     public func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void) {
         let group = DispatchGroup()
+        let backends = currentBackends
         for name in backendNames(for: delivery.notification) {
             guard let backend = backends[name] else {
                 log.record(Self.failure(delivery, backend: name, reason: "no backend named '\(name)'"))
@@ -45,7 +61,7 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
                     group.leave()
                     inFlight.leave()
                 }
-                await run(backend, delivery, handOff: handOff)
+                await run(backend, delivery, handOff: handOff, backends: backends)
             }
         }
         group.notify(queue: .global(qos: .utility), execute: finished)
@@ -59,29 +75,54 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
         return inFlight.wait(timeout: deadline) == .success
     }
 
-    private func run(_ backend: any DeliveryBackend, _ delivery: Delivery, handOff: Date) async {
-        let timeout = self.timeout
-        let outcome: String? = await withTaskGroup(of: String?.self) { group in
+    private enum Outcome: Sendable {
+        case delivered
+        case failed(String)
+        case unavailable(BackendUnavailable)
+    }
+
+    /// Delivers through `backend` within its timeout; when it cannot reach its peer at all, through its fallback.
+    private func run(
+        _ backend: any DeliveryBackend, _ delivery: Delivery, handOff: Date, backends: [String: any DeliveryBackend]
+    ) async {
+        switch await attempt(backend, delivery, handOff: handOff) {
+        case .delivered:
+            if !(backend is any RecordsOwnDelivery) {
+                log.record(Self.delivered(delivery, backend: backend.name, at: handOff))
+            }
+        case .failed(let reason):
+            log.record(Self.failure(delivery, backend: backend.name, reason: reason))
+        case .unavailable(let unavailable):
+            let fallback = backend.fallback.flatMap { backends[$0] }
+            if unavailable.isNew {
+                let instead = fallback.map { "; delivering to \($0.name) instead until it is back" } ?? ""
+                log.record(Self.failure(delivery, backend: backend.name, reason: unavailable.reason + instead))
+            }
+            guard let fallback, fallback.name != backend.name else { return }
+            await run(fallback, delivery, handOff: handOff, backends: [:])
+        }
+    }
+
+    private func attempt(_ backend: any DeliveryBackend, _ delivery: Delivery, handOff: Date) async -> Outcome {
+        let timeout = backend.timeout ?? self.timeout
+        return await withTaskGroup(of: Outcome?.self) { group in
             group.addTask {
                 do {
                     try await backend.deliver(delivery, deliveredAt: handOff)
-                    return nil
+                    return .delivered
+                } catch let unavailable as BackendUnavailable {
+                    return .unavailable(unavailable)
                 } catch {
-                    return "\(error)"
+                    return .failed("\(error)")
                 }
             }
             group.addTask {
                 try? await Task.sleep(for: timeout)
-                return Task.isCancelled ? nil : "timed out after \(timeout)"
+                return Task.isCancelled ? nil : .failed("timed out after \(timeout)")
             }
             let first = await group.next() ?? nil
             group.cancelAll()
-            return first
-        }
-        if let reason = outcome {
-            log.record(Self.failure(delivery, backend: backend.name, reason: reason))
-        } else if !(backend is any RecordsOwnDelivery) {
-            log.record(Self.delivered(delivery, backend: backend.name, at: handOff))
+            return first ?? .failed("cancelled")
         }
     }
 
@@ -95,6 +136,7 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
         ]
         if !notification.body.isEmpty { fields.append(("CHIME_BODY", notification.body)) }
         if delivery.missedCount > 0 { fields.append(("CHIME_MISSED", String(delivery.missedCount))) }
+        if delivery.isSnoozed { fields.append(("CHIME_SNOOZED", "1")) }
         if let badge = delivery.badge { fields.append(("CHIME_BADGE", String(badge))) }
         for (key, value) in notification.info { fields.append(("CHIME_INFO_" + key.uppercased(), value)) }
         return fields

@@ -15,6 +15,9 @@ public struct DaemonEvent: Sendable {
         case started
         case stopping
         case clockChanged = "clock-changed"
+        case actionInvoked = "action-invoked"
+        case closed
+        case backends
 
         /// The journal `MESSAGE_ID` of this kind of event (stable: tools filter by it).
         public var messageID: String {
@@ -29,6 +32,9 @@ public struct DaemonEvent: Sendable {
             case .started: return "9a5838614da94a77b89621fad75a201c"
             case .stopping: return "ac89a68c223a4400ad99c153e1e8c9c2"
             case .clockChanged: return "194f544c0b8842109e95d0b112e8e938"
+            case .actionInvoked: return "9641792c00934eaebfc610dd120d47a5"
+            case .closed: return "788420d591e34bdd9d8957a7e376334a"
+            case .backends: return "c6cf968d9b954dc9b9e3c1e5d93ac46d"
             }
         }
 
@@ -38,7 +44,7 @@ public struct DaemonEvent: Sendable {
             case .deliveryFailed, .configError: return 3
             case .missed, .skippedPast: return 4
             case .clockChanged, .reloaded, .started, .stopping: return 5
-            case .delivered, .caughtUp: return 6
+            case .delivered, .caughtUp, .actionInvoked, .closed, .backends: return 6
             }
         }
     }

@@ -53,6 +53,9 @@ public final class Scheduler: @unchecked Sendable {
     /// Every occurrence at or before this instant (µs) has been handled.
     private var processedThrough: Int64?
     private var reportedSkips: Set<String> = []
+    /// Re-deliveries the user asked for with `snooze`, earliest first. Kept in memory only: a snooze does not
+    /// outlive the daemon, and it never touches the history (it is not an occurrence of the trigger).
+    private var snoozes: [(due: Int64, id: String)] = []
     /// Runs after each fire has been handled (deliveries made, timer re-armed).
     public var afterFire: (() -> Void)?
     /// Runs for each delivery just before it is handed off, and may complete it (the daemon sets the badge).
@@ -138,6 +141,8 @@ public final class Scheduler: @unchecked Sendable {
             }
         }
         queue = OccurrenceQueue(items)
+        let ids = Set(entries.filter(\.notification.isEnabled).map(\.notification.id))
+        snoozes.removeAll { !ids.contains($0.id) }
         if isFirstInstall { redeliverInterrupted(loaded) }
         if processedThrough == nil { processedThrough = now }
         // New first sightings are on disk before the timer is armed; the snapshot is rewritten only now and then.
@@ -165,6 +170,7 @@ public final class Scheduler: @unchecked Sendable {
                 queue.insert(.init(fireTime: next, entry: top.entry))
             }
         }
+        deliverSnoozes(dueBy: now)
         processedThrough = max(processedThrough ?? now, now)
         // What was handled is on disk before the next timer is armed.
         persist { try store.flush() }
@@ -294,10 +300,37 @@ public final class Scheduler: @unchecked Sendable {
     }
 
     private func rearm() {
-        if let first = queue.first {
-            timer.arm(at: Date(epochMicroseconds: first.fireTime))
+        let deadlines = [queue.first?.fireTime, snoozes.first?.due].compactMap { $0 }
+        if let first = deadlines.min() {
+            timer.arm(at: Date(epochMicroseconds: first))
         } else {
             timer.cancel()
+        }
+    }
+
+    /// Delivers notification `id` once more after `duration` (the user chose `snooze`), with its content as it is
+    /// then. Returns when, or `nil` when no enabled notification has that id any more.
+    @discardableResult
+    public func snooze(_ id: String, for duration: Duration) -> Date? {
+        guard entries.contains(where: { $0.notification.id == id && $0.notification.isEnabled }) else { return nil }
+        let due = clock.now().epochMicroseconds + Self.microseconds(duration)
+        let index = snoozes.firstIndex { $0.due > due } ?? snoozes.endIndex
+        snoozes.insert((due, id), at: index)
+        rearm()
+        return Date(epochMicroseconds: due)
+    }
+
+    /// Re-delivers what was snoozed until `now`.
+    private func deliverSnoozes(dueBy now: Int64) {
+        while let first = snoozes.first, first.due <= now {
+            snoozes.removeFirst()
+            guard let entry = entries.first(where: { $0.notification.id == first.id }) else { continue }
+            var delivery = Delivery(notification: entry.notification, fireTime: Date(epochMicroseconds: first.due))
+            delivery.isSnoozed = true
+            // The badge already counted this notification when it was first delivered.
+            delivery.notification.badge = nil
+            willDeliver?(&delivery)
+            dispatcher.dispatch(delivery) {}
         }
     }
 

@@ -1,0 +1,367 @@
+import ChimeCore
+import Foundation
+
+/// chimed.conf: the daemon's default backends, its backend definitions and the presentation settings.
+///
+/// Found like a unit: the first `chimed.conf` of the configuration directories, then the drop-ins
+/// `chimed.conf.d/*.conf` of all of them (for the same file name the earliest directory wins), applied in the
+/// byte order of their names. A missing file means the defaults. Every problem is a diagnostic with file, line and
+/// column; a value that breaks a rule is ignored (the default stays), so one bad line never loses the rest.
+public struct DaemonConfiguration: Sendable, Equatable {
+    /// `[Daemon] Deliver=`: backends for notifications without `Deliver=`; `nil` when not set.
+    public var defaultBackends: [String]?
+    public var presentation = PresentationSettings()
+    public var desktop = DesktopSettings()
+    /// The `command` backends: the built-in one (named `command`) first, then the named ones in file order.
+    public var commands: [CommandSettings] = [CommandSettings()]
+    /// The `webhook` backends: the built-in one (named `webhook`) first, then the named ones in file order.
+    public var webhooks: [WebhookSettings] = [WebhookSettings()]
+    /// The files read, main file first.
+    public var paths: [String] = []
+    /// Errors and warnings, each with its location.
+    public var diagnostics: [UnitFileDiagnostic] = []
+
+    public init() {}
+
+    public static let fileName = "chimed.conf"
+    /// Backends that always exist, whatever the configuration says.
+    public static let builtInNames = ["journal", "stdout", "desktop", "command", "webhook"]
+
+    public static func == (a: DaemonConfiguration, b: DaemonConfiguration) -> Bool {
+        a.defaultBackends == b.defaultBackends && a.presentation == b.presentation && a.desktop == b.desktop
+            && a.commands == b.commands && a.webhooks == b.webhooks && a.paths == b.paths
+            && a.diagnostics == b.diagnostics
+    }
+
+    /// Every backend name: the built-ins and the named `[Command]` and `[Webhook]` sections.
+    public var backendNames: [String] {
+        var names = Self.builtInNames
+        for name in commands.map(\.name) + webhooks.map(\.name) where !names.contains(name) { names.append(name) }
+        return names
+    }
+
+    /// The keys of each section.
+    public static let knownKeys: [String: Set<String>] = [
+        "Daemon": ["Deliver"],
+        "Presentation": ["Alert", "Sound", "Badge"],
+        "Desktop": ["AppName", "DesktopEntry", "ExpireSec", "Fallback"],
+        "Command": ["Name", "Exec", "TimeoutSec"],
+        "Webhook": ["Name", "URL", "Header", "TimeoutSec", "Retries", "RetrySec", "RetryMaxSec"],
+    ]
+}
+
+extension DaemonConfiguration {
+    /// Finds, checks and reads chimed.conf and its drop-ins in `directories` (earliest first).
+    ///
+    /// A file chimed must not trust (see `FileTrust`: it names commands that run as chimed's user) is refused with
+    /// an error, like a notification file.
+    public static func load(directories: [String]) -> DaemonConfiguration {
+        load(directories: directories, trust: FileTrust())
+    }
+
+    static func load(directories: [String], trust: FileTrust) -> DaemonConfiguration {
+        var configuration = DaemonConfiguration()
+        var unit = UnitFile()
+        let fileManager = FileManager.default
+        if let main = directories.map({ $0 + "/" + fileName }).first(where: { fileManager.fileExists(atPath: $0) }) {
+            configuration.read(main, into: &unit, trust: trust)
+        }
+        var dropIns: [String: String] = [:]
+        for directory in directories {
+            let dropInDirectory = directory + "/" + fileName + ".d"
+            let names = (try? fileManager.contentsOfDirectory(atPath: dropInDirectory)) ?? []
+            for name in names where name.hasSuffix(".conf") && !name.hasPrefix(".") && dropIns[name] == nil {
+                dropIns[name] = dropInDirectory + "/" + name
+            }
+        }
+        for name in dropIns.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+            configuration.read(dropIns[name]!, into: &unit, trust: trust)
+        }
+        configuration.apply(unit)
+        return configuration
+    }
+
+    /// Reads `text` as one chimed.conf (for tests and `chimed --check` of a single file).
+    public init(parsing text: String, path: String) {
+        self.init()
+        paths = [path]
+        apply(UnitFile(parsing: text, path: path))
+    }
+
+    private mutating func read(_ path: String, into unit: inout UnitFile, trust: FileTrust) {
+        if let objection = trust.objection(to: path, subject: "File", action: "read it") {
+            diagnostics.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), objection))
+            return
+        }
+        let contents: Data
+        do {
+            contents = try Data(contentsOf: URL(fileURLWithPath: path, isDirectory: false))
+        } catch {
+            diagnostics.append(
+                UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), "Cannot read the file: \(error)."))
+            return
+        }
+        guard !contents.isEmpty else { return }
+        paths.append(path)
+        unit.apply(dropIn: UnitFile(parsing: contents, path: path))
+    }
+
+    private mutating func apply(_ unit: UnitFile) {
+        diagnostics += unit.diagnostics
+        var reader = ConfigurationReader()
+        for section in unit.sections {
+            guard let keys = Self.knownKeys[section.name] else {
+                reader.warning(section.location, "Unknown section '\(section.name)', ignoring.")
+                continue
+            }
+            for entry in section.entries where !keys.contains(entry.key) {
+                reader.warning(entry.location, "Unknown key '\(entry.key)' in section [\(section.name)], ignoring.")
+            }
+        }
+        if let entry = unit.lastValue(for: "Deliver", in: "Daemon") {
+            defaultBackends = entry.value.isEmpty ? nil : reader.words(entry)
+        }
+        reader.presentation(unit, into: &presentation)
+        for section in unit.sections where section.name == "Desktop" {
+            reader.desktop(section, into: &desktop)
+        }
+        for section in unit.sections where section.name == "Command" {
+            let name = reader.name(of: section, builtIn: "command", taken: Self.otherTypes("command"))
+            guard let name else { continue }
+            var settings = commands.first { $0.name == name } ?? CommandSettings()
+            settings.name = name
+            reader.command(section, into: &settings)
+            if let index = commands.firstIndex(where: { $0.name == name }) {
+                commands[index] = settings
+            } else {
+                commands.append(settings)
+            }
+        }
+        for section in unit.sections where section.name == "Webhook" {
+            let name = reader.name(
+                of: section, builtIn: "webhook",
+                taken: Self.otherTypes("webhook") + commands.map(\.name))
+            guard let name else { continue }
+            var settings = webhooks.first { $0.name == name } ?? WebhookSettings()
+            settings.name = name
+            reader.webhook(section, into: &settings)
+            if let index = webhooks.firstIndex(where: { $0.name == name }) {
+                webhooks[index] = settings
+            } else {
+                webhooks.append(settings)
+            }
+        }
+        if let fallback = desktop.fallback, !backendNames.contains(fallback) || fallback == desktop.name {
+            let entry = unit.lastValue(for: "Fallback", in: "Desktop")
+            reader.error(
+                entry?.valueLocation ?? UnitFileLocation(file: paths.first ?? Self.fileName),
+                "Fallback= names '\(fallback)', which is \(fallback == desktop.name ? "itself" : "no backend"); "
+                    + "using journal.")
+            desktop.fallback = "journal"
+        }
+        // In the order of the files and lines, as a reader goes through them.
+        let files = paths
+        diagnostics += reader.diagnostics.enumerated().sorted { a, b in
+            func key(_ diagnostic: UnitFileDiagnostic) -> (Int, Int, Int) {
+                let location = diagnostic.location
+                return (files.firstIndex(of: location.file) ?? 0, location.line ?? 0, location.column ?? 0)
+            }
+            return key(a.element) == key(b.element) ? a.offset < b.offset : key(a.element) < key(b.element)
+        }.map(\.element)
+    }
+
+    /// The built-in names a section of type `type` may not take.
+    private static func otherTypes(_ type: String) -> [String] {
+        builtInNames.filter { $0 != type }
+    }
+}
+
+/// Reads values of chimed.conf, collecting diagnostics.
+private struct ConfigurationReader {
+    var diagnostics: [UnitFileDiagnostic] = []
+
+    mutating func error(_ location: UnitFileLocation, _ message: String) {
+        diagnostics.append(UnitFileDiagnostic(.error, at: location, message))
+    }
+
+    mutating func warning(_ location: UnitFileLocation, _ message: String) {
+        diagnostics.append(UnitFileDiagnostic(.warning, at: location, message))
+    }
+
+    mutating func words(_ entry: UnitFileEntry) -> [String]? {
+        do {
+            let words = try entry.words()
+            for word in words where !Self.isValidName(word) {
+                error(entry.valueLocation, "Invalid backend name '\(word)' in \(entry.key)=.")
+                return nil
+            }
+            return words.isEmpty ? nil : words
+        } catch {
+            diagnostics.append(error)
+            return nil
+        }
+    }
+
+    /// Backend names: letters, digits, `-` and `_`, as `Deliver=` and journal fields carry them.
+    static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || "0123456789-_".unicodeScalars.contains($0))
+            }
+    }
+
+    /// The last non-empty value of `key` in `section` (an empty assignment resets to the default).
+    func single(_ key: String, in section: UnitFileSection) -> UnitFileEntry? {
+        var found: UnitFileEntry?
+        for entry in section.entries where entry.key == key { found = entry.value.isEmpty ? nil : entry }
+        return found
+    }
+
+    mutating func boolean(_ entry: UnitFileEntry) -> Bool? {
+        switch entry.value.lowercased() {
+        case "1", "yes", "y", "true", "t", "on": return true
+        case "0", "no", "n", "false", "f", "off": return false
+        default:
+            error(entry.valueLocation, "Invalid \(entry.key)= '\(entry.value)': expected yes or no; ignoring.")
+            return nil
+        }
+    }
+
+    /// A time span above zero (`TimeoutSec=`, `RetrySec=`…); plain numbers are seconds, as in systemd.
+    mutating func duration(_ entry: UnitFileEntry) -> Duration? {
+        if let span = try? Timespan.parse(entry.value), span.microseconds > 0, let duration = span.duration {
+            return duration
+        }
+        error(entry.valueLocation, "Invalid \(entry.key)= '\(entry.value)': expected a time span above zero; ignoring.")
+        return nil
+    }
+
+    mutating func presentation(_ unit: UnitFile, into settings: inout PresentationSettings) {
+        for section in unit.sections where section.name == "Presentation" {
+            if let entry = single("Alert", in: section), let value = boolean(entry) { settings.alert = value }
+            if let entry = single("Sound", in: section), let value = boolean(entry) { settings.sound = value }
+            if let entry = single("Badge", in: section), let value = boolean(entry) { settings.badge = value }
+        }
+    }
+
+    /// The name of a `[Command]`/`[Webhook]` section: `Name=`, or the built-in's; `nil` (and an error) when it is
+    /// invalid or belongs to a backend of another type.
+    mutating func name(of section: UnitFileSection, builtIn: String, taken: [String]) -> String? {
+        guard let entry = single("Name", in: section) else { return builtIn }
+        guard Self.isValidName(entry.value) else {
+            error(
+                entry.valueLocation,
+                "Invalid Name= '\(entry.value)': use letters, digits, '-' and '_'; ignoring this [\(section.name)].")
+            return nil
+        }
+        guard !taken.contains(entry.value) else {
+            error(
+                entry.valueLocation,
+                "Name= '\(entry.value)' is already the name of another backend; ignoring this [\(section.name)].")
+            return nil
+        }
+        return entry.value
+    }
+
+    mutating func desktop(_ section: UnitFileSection, into settings: inout DesktopSettings) {
+        if let entry = single("AppName", in: section) { settings.appName = entry.value }
+        if let entry = single("DesktopEntry", in: section) {
+            if entry.value.hasSuffix(".desktop") || entry.value.contains("/") {
+                error(
+                    entry.valueLocation,
+                    "Invalid DesktopEntry= '\(entry.value)': give the desktop file's name without '.desktop'; "
+                        + "ignoring.")
+            } else {
+                settings.desktopEntry = entry.value
+            }
+        }
+        if let entry = section.entries.last(where: { $0.key == "ExpireSec" }) {
+            if entry.value.isEmpty {
+                settings.expire = nil
+            } else if let span = try? Timespan.parse(entry.value), !span.isInfinite, let duration = span.duration {
+                settings.expire = duration
+            } else {
+                error(entry.valueLocation, "Invalid ExpireSec= '\(entry.value)': expected a time span; ignoring.")
+            }
+        }
+        if let entry = section.entries.last(where: { $0.key == "Fallback" }) {
+            if entry.value.isEmpty {
+                settings.fallback = nil
+            } else if Self.isValidName(entry.value) {
+                settings.fallback = entry.value
+            } else {
+                error(entry.valueLocation, "Invalid Fallback= '\(entry.value)': expected a backend name; ignoring.")
+            }
+        }
+    }
+
+    mutating func command(_ section: UnitFileSection, into settings: inout CommandSettings) {
+        if let entry = section.entries.last(where: { $0.key == "Exec" }) {
+            if entry.value.isEmpty {
+                settings.argv = []
+            } else {
+                do {
+                    let argv = try entry.words()
+                    if let program = argv.first, program.hasPrefix("/") {
+                        settings.argv = argv
+                    } else {
+                        error(
+                            entry.valueLocation,
+                            "Exec= needs an absolute path to a program, not '\(argv.first ?? "")'; ignoring.")
+                    }
+                } catch {
+                    diagnostics.append(error)
+                }
+            }
+        }
+        if let entry = single("TimeoutSec", in: section), let value = duration(entry) { settings.timeout = value }
+    }
+
+    mutating func webhook(_ section: UnitFileSection, into settings: inout WebhookSettings) {
+        if let entry = section.entries.last(where: { $0.key == "URL" }) {
+            if entry.value.isEmpty {
+                settings.url = nil
+            } else if let components = URLComponents(string: entry.value),
+                ["http", "https"].contains(components.scheme?.lowercased() ?? ""), components.host?.isEmpty == false
+            {
+                settings.url = entry.value
+            } else {
+                error(entry.valueLocation, "Invalid URL= '\(entry.value)': expected an http:// or https:// URL.")
+            }
+        }
+        for entry in section.entries where entry.key == "Header" {
+            guard !entry.value.isEmpty else {
+                settings.headers.removeAll()
+                continue
+            }
+            guard let colon = entry.value.firstIndex(of: ":"), Self.isValidHeaderName(entry.value[..<colon]) else {
+                error(entry.valueLocation, "Invalid Header= '\(entry.value)': expected NAME: VALUE.")
+                continue
+            }
+            let name = String(entry.value[..<colon])
+            let value = entry.value[entry.value.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            settings.headers.removeAll { $0.name.lowercased() == name.lowercased() }
+            settings.headers.append(.init(name: name, value: value))
+        }
+        if let entry = single("TimeoutSec", in: section), let value = duration(entry) { settings.timeout = value }
+        if let entry = single("Retries", in: section) {
+            if let value = Int(entry.value), (0...100).contains(value) {
+                settings.retries = value
+            } else {
+                error(entry.valueLocation, "Invalid Retries= '\(entry.value)': expected 0 to 100; ignoring.")
+            }
+        }
+        if let entry = single("RetrySec", in: section), let value = duration(entry) { settings.retryDelay = value }
+        if let entry = single("RetryMaxSec", in: section), let value = duration(entry) {
+            settings.retryMaxDelay = value
+        }
+    }
+
+    /// An HTTP header name (a token of RFC 9110).
+    static func isValidHeaderName(_ name: Substring) -> Bool {
+        !name.isEmpty
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || "0123456789!#$%&'*+-.^_`|~".unicodeScalars.contains($0))
+            }
+    }
+}

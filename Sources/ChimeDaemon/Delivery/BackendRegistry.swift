@@ -1,0 +1,71 @@
+import Foundation
+
+/// How each type of backend is made from its settings: the seam where `chimed` plugs in backends that live in
+/// targets of their own (the webhook backend, which needs FoundationNetworking) and tests plug in spies.
+public struct BackendFactories: Sendable {
+    public var journal: @Sendable () -> any DeliveryBackend = { JournalBackend() }
+    public var stdout: @Sendable () -> any DeliveryBackend = { StandardOutputBackend() }
+    public var desktop: (@Sendable (DesktopSettings, BackendContext) -> any DeliveryBackend)?
+    public var command: (@Sendable (CommandSettings, BackendContext) -> any DeliveryBackend)?
+    public var webhook: (@Sendable (WebhookSettings, BackendContext) -> any DeliveryBackend)?
+
+    public init() {}
+}
+
+/// Builds the backends chimed.conf describes, and at each reload keeps the ones whose settings did not change, so
+/// that a backend's connections and memory (the desktop server's bubbles, for replacing and for actions) survive a
+/// SIGHUP.
+final class BackendRegistry: @unchecked Sendable {
+    private let factories: BackendFactories
+    private let context: BackendContext
+    /// The backends built so far, by name, with a description of the settings each was built from.
+    private var built: [String: (settings: String, backend: any DeliveryBackend)] = [:]
+
+    init(factories: BackendFactories, context: BackendContext) {
+        self.factories = factories
+        self.context = context
+    }
+
+    /// The backends for `configuration`: every built-in name and every named `[Command]` and `[Webhook]`.
+    /// A type this chimed was built without delivers nothing and says so (`UnsupportedBackend`).
+    func backends(for configuration: DaemonConfiguration) -> [any DeliveryBackend] {
+        var result: [any DeliveryBackend] = [
+            reuse("journal", "", factories.journal), reuse("stdout", "", factories.stdout),
+        ]
+        result.append(make(configuration.desktop.name, configuration.desktop, factories.desktop))
+        for settings in configuration.commands { result.append(make(settings.name, settings, factories.command)) }
+        for settings in configuration.webhooks { result.append(make(settings.name, settings, factories.webhook)) }
+        let names = Set(result.map(\.name))
+        built = built.filter { names.contains($0.key) }
+        return result
+    }
+
+    private func make<Settings>(
+        _ name: String, _ settings: Settings, _ factory: (@Sendable (Settings, BackendContext) -> any DeliveryBackend)?
+    ) -> any DeliveryBackend {
+        guard let factory else { return UnsupportedBackend(name: name) }
+        let context = self.context
+        return reuse(name, String(reflecting: settings)) { factory(settings, context) }
+    }
+
+    private func reuse(_ name: String, _ settings: String, _ make: () -> any DeliveryBackend) -> any DeliveryBackend {
+        if let previous = built[name], previous.settings == settings { return previous.backend }
+        let backend = make()
+        built[name] = (settings, backend)
+        return backend
+    }
+}
+
+/// A backend type this build of chimed does not include: every delivery fails, saying so.
+struct UnsupportedBackend: DeliveryBackend {
+    let name: String
+
+    func deliver(_ delivery: Delivery, deliveredAt: Date) async throws {
+        throw UnsupportedBackendError(name: name)
+    }
+}
+
+struct UnsupportedBackendError: Error, CustomStringConvertible {
+    let name: String
+    var description: String { "this chimed was built without the '\(name)' backend" }
+}

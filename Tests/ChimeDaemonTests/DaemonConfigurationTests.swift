@@ -1,0 +1,218 @@
+import ChimeCore
+import ChimeTestSupport
+import Foundation
+import Testing
+
+@testable import ChimeDaemon
+
+/// chimed.conf: every key read, every broken value reported where it is and ignored, drop-ins and precedence.
+@Suite struct DaemonConfigurationTests {
+    @Test func withoutAFileEverythingHasItsDefault() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let configuration = DaemonConfiguration.load(directories: [directory.path])
+        #expect(configuration == DaemonConfiguration())
+        #expect(configuration.defaultBackends == nil)
+        #expect(configuration.presentation == PresentationSettings(alert: true, sound: true, badge: true))
+        #expect(configuration.backendNames == ["journal", "stdout", "desktop", "command", "webhook"])
+        #expect(configuration.desktop.fallback == "journal")
+    }
+
+    @Test func everyKeyIsRead() {
+        let configuration = DaemonConfiguration(
+            parsing: """
+                [Daemon]
+                Deliver=desktop journal
+
+                [Presentation]
+                Alert=yes
+                Sound=no
+                Badge=off
+
+                [Desktop]
+                AppName=Reminders
+                DesktopEntry=org.example.Reminders
+                ExpireSec=30s
+                Fallback=stdout
+
+                [Command]
+                Exec=/usr/bin/logger -t "chime says"
+                TimeoutSec=5
+
+                [Command]
+                Name=speak
+                Exec=/usr/bin/spd-say --wait
+                TimeoutSec=1min
+
+                [Webhook]
+                Name=ops
+                URL=https://hooks.example.org/chime
+                Header=Authorization: Bearer abc
+                Header=X-Team:  blue
+                TimeoutSec=3s
+                Retries=5
+                RetrySec=500ms
+                RetryMaxSec=20s
+                """, path: "/etc/chime/chimed.conf")
+        #expect(configuration.diagnostics.isEmpty, "\(configuration.diagnostics)")
+        #expect(configuration.defaultBackends == ["desktop", "journal"])
+        #expect(configuration.presentation == PresentationSettings(alert: true, sound: false, badge: false))
+        #expect(configuration.desktop.appName == "Reminders")
+        #expect(configuration.desktop.desktopEntry == "org.example.Reminders")
+        #expect(configuration.desktop.expire == .seconds(30))
+        #expect(configuration.desktop.fallback == "stdout")
+        #expect(configuration.commands.map(\.name) == ["command", "speak"])
+        #expect(configuration.commands[0].argv == ["/usr/bin/logger", "-t", "chime says"])
+        #expect(configuration.commands[0].timeout == .seconds(5))
+        #expect(configuration.commands[1].argv == ["/usr/bin/spd-say", "--wait"])
+        #expect(configuration.commands[1].timeout == .seconds(60))
+        #expect(configuration.webhooks.map(\.name) == ["webhook", "ops"])
+        let ops = configuration.webhooks[1]
+        #expect(ops.url == "https://hooks.example.org/chime")
+        #expect(
+            ops.headers == [.init(name: "Authorization", value: "Bearer abc"), .init(name: "X-Team", value: "blue")])
+        #expect(ops.timeout == .seconds(3))
+        #expect(ops.retries == 5)
+        #expect(ops.retryDelay == .milliseconds(500))
+        #expect(ops.retryMaxDelay == .seconds(20))
+        #expect(configuration.webhooks[0].url == nil)
+        #expect(
+            configuration.backendNames == ["journal", "stdout", "desktop", "command", "webhook", "speak", "ops"])
+    }
+
+    @Test func aBrokenValueIsReportedWhereItIsAndTheRestStillLoads() {
+        let configuration = DaemonConfiguration(
+            parsing: """
+                [Presentation]
+                Sound=maybe
+                Badge=no
+
+                [Command]
+                Exec=logger
+                TimeoutSec=0
+
+                [Webhook]
+                URL=ftp://example.org/
+                Retries=1000
+                Header=no colon here
+                Colour=blue
+
+                [Frobnicate]
+                """, path: "/etc/chime/chimed.conf")
+        let messages = configuration.diagnostics.map(\.description)
+        #expect(
+            messages == [
+                "/etc/chime/chimed.conf:2:7: Invalid Sound= 'maybe': expected yes or no; ignoring.",
+                "/etc/chime/chimed.conf:6:6: Exec= needs an absolute path to a program, not 'logger'; ignoring.",
+                "/etc/chime/chimed.conf:7:12: Invalid TimeoutSec= '0': expected a time span above zero; ignoring.",
+                "/etc/chime/chimed.conf:10:5: Invalid URL= 'ftp://example.org/': expected an http:// or https:// URL.",
+                "/etc/chime/chimed.conf:11:9: Invalid Retries= '1000': expected 0 to 100; ignoring.",
+                "/etc/chime/chimed.conf:12:8: Invalid Header= 'no colon here': expected NAME: VALUE.",
+                "/etc/chime/chimed.conf:13:1: Unknown key 'Colour' in section [Webhook], ignoring.",
+                "/etc/chime/chimed.conf:15:1: Unknown section 'Frobnicate', ignoring.",
+            ])
+        #expect(configuration.presentation == PresentationSettings(alert: true, sound: true, badge: false))
+        #expect(configuration.commands == [CommandSettings()])
+        #expect(configuration.webhooks == [WebhookSettings()])
+    }
+
+    @Test func aBackendCannotTakeTheNameOfAnotherType() {
+        let configuration = DaemonConfiguration(
+            parsing: """
+                [Command]
+                Name=journal
+                Exec=/bin/true
+
+                [Command]
+                Name=both
+                Exec=/bin/true
+
+                [Webhook]
+                Name=both
+                URL=http://localhost/
+
+                [Desktop]
+                Fallback=desktop
+                """, path: "chimed.conf")
+        #expect(
+            configuration.diagnostics.map(\.description) == [
+                "chimed.conf:2:6: Name= 'journal' is already the name of another backend; ignoring this [Command].",
+                "chimed.conf:10:6: Name= 'both' is already the name of another backend; ignoring this [Webhook].",
+                "chimed.conf:14:10: Fallback= names 'desktop', which is itself; using journal.",
+            ])
+        #expect(configuration.commands.map(\.name) == ["command", "both"])
+        #expect(configuration.webhooks.map(\.name) == ["webhook"])
+        #expect(configuration.desktop.fallback == "journal")
+    }
+
+    @Test func dropInsOfAllDirectoriesApplyAfterTheFirstMainFile() throws {
+        let etc = try TemporaryDirectory()
+        let lib = try TemporaryDirectory()
+        defer {
+            etc.remove()
+            lib.remove()
+        }
+        try etc.write("chimed.conf", "[Daemon]\nDeliver=journal\n[Command]\nName=speak\nExec=/bin/echo one\n")
+        try lib.write("chimed.conf", "[Daemon]\nDeliver=stdout\n")  // shadowed by /etc's
+        try lib.write("chimed.conf.d/10-desktop.conf", "[Daemon]\nDeliver=desktop\n")
+        try lib.write("chimed.conf.d/20-speak.conf", "[Command]\nName=speak\nTimeoutSec=9\n")
+        try etc.write("chimed.conf.d/20-speak.conf", "[Command]\nName=speak\nTimeoutSec=7\n")  // wins over lib's
+        try etc.write("chimed.conf.d/notes.txt", "[Daemon]\nDeliver=nothing\n")
+        let configuration = DaemonConfiguration.load(directories: [etc.path, lib.path])
+        #expect(configuration.diagnostics.isEmpty, "\(configuration.diagnostics)")
+        #expect(
+            configuration.paths == [
+                etc.path + "/chimed.conf", lib.path + "/chimed.conf.d/10-desktop.conf",
+                etc.path + "/chimed.conf.d/20-speak.conf",
+            ])
+        #expect(configuration.defaultBackends == ["desktop"])
+        #expect(configuration.commands.last?.argv == ["/bin/echo", "one"])
+        #expect(configuration.commands.last?.timeout == .seconds(7))
+    }
+
+    @Test func aFileOthersCanWriteIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("chimed.conf", "[Daemon]\nDeliver=stdout\n", permissions: 0o666)
+        let configuration = DaemonConfiguration.load(directories: [directory.path])
+        #expect(
+            configuration.diagnostics.map(\.description) == [
+                "\(path): File is writable by its group and by others; refusing to read it (chmod go-w \(path))."
+            ])
+        #expect(configuration.defaultBackends == nil)
+    }
+
+    @Test(arguments: [
+        (
+            PresentationSettings(alert: false), ["journal"], "bell" as String?, false,
+            ScheduledNotification.BadgeChange.add(1) as ScheduledNotification.BadgeChange?
+        ),
+        (PresentationSettings(sound: false), ["desktop", "stdout"], nil, true, .add(1)),
+        (PresentationSettings(badge: false), ["desktop", "stdout"], "bell", false, nil),
+        (PresentationSettings(), ["desktop", "stdout"], "bell", false, .add(1)),
+    ])
+    func presentationStripsWhatIsNotAllowed(
+        settings: PresentationSettings, backends: [String], sound: String?, suppressed: Bool,
+        badge: ScheduledNotification.BadgeChange?
+    ) {
+        var notification = ScheduledNotification(id: "tea", title: "Tea", trigger: Trigger())
+        notification.backends = ["desktop", "stdout"]
+        notification.sound = "bell"
+        notification.badge = .add(1)
+        var delivery = Delivery(notification: notification, fireTime: Date(timeIntervalSince1970: 0))
+        settings.strip(&delivery)
+        #expect(delivery.notification.backends == backends)
+        #expect(delivery.notification.sound == sound)
+        #expect(delivery.isSoundSuppressed == suppressed)
+        #expect(delivery.notification.badge == badge)
+    }
+
+    @Test func presentationDescribesWhatIsAllowed() {
+        #expect(PresentationSettings().description == "alert, sound, badge allowed")
+        #expect(
+            PresentationSettings(sound: false, badge: false).description == "alert allowed; sound, badge not allowed")
+        #expect(
+            PresentationSettings(alert: false, sound: false, badge: false).description
+                == "alert, sound, badge not allowed")
+    }
+}

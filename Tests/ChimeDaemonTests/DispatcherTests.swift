@@ -1,0 +1,111 @@
+import ChimeCore
+import ChimeTestSupport
+import Foundation
+import Testing
+
+@testable import ChimeDaemon
+
+/// The dispatcher's fan-out: fallback for a backend that cannot reach its peer, and each backend's own timeout.
+@Suite struct DispatcherTests {
+    /// Unreachable for the first `failures` deliveries, as a desktop backend without a server is; new only once.
+    final class UnreachableBackend: DeliveryBackend, @unchecked Sendable {
+        let name = "desktop"
+        let fallback: String? = "spy"
+        private let lock = NSLock()
+        private var calls = 0
+        private let failures: Int
+
+        init(failures: Int) {
+            self.failures = failures
+        }
+
+        func deliver(_ delivery: Delivery, deliveredAt: Date) async throws {
+            let call = lock.withLock {
+                calls += 1
+                return calls
+            }
+            if call <= failures {
+                throw BackendUnavailable(reason: "no notification server", isNew: call == 1)
+            }
+        }
+    }
+
+    /// Takes far longer than its own timeout.
+    struct SlowBackend: DeliveryBackend {
+        let name = "slow"
+        let timeout: Duration? = .milliseconds(50)
+
+        func deliver(_ delivery: Delivery, deliveredAt: Date) async throws {
+            try await Task.sleep(for: .seconds(30))
+        }
+    }
+
+    /// Waits for the deliveries in flight without holding a thread of the concurrency pool, which they run on. The
+    /// limit is generous: tests of other suites that block the pool's threads (sleeping while a real chimed works) can
+    /// hold the deliveries up for as long.
+    static func drain(_ dispatcher: Dispatcher, within limit: Duration) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: dispatcher.drain(within: limit)) }
+        }
+    }
+
+    static func delivery(_ id: String, to backends: [String]) -> Delivery {
+        var notification = ScheduledNotification(id: id, title: id, trigger: Trigger())
+        notification.backends = backends
+        return Delivery(notification: notification, fireTime: Date(timeIntervalSince1970: 1_800_000_000))
+    }
+
+    @Test func anUnreachableBackendIsReportedOnceAndItsDeliveriesGoToTheFallback() async {
+        let log = RecordingEventLog()
+        let spy = RecordingBackend(name: "spy")
+        let dispatcher = Dispatcher(
+            backends: [UnreachableBackend(failures: 3), spy], defaultBackends: ["journal"], clock: SystemWallClock(),
+            log: log)
+        for id in ["a", "b", "c", "d"] {
+            dispatcher.dispatch(Self.delivery(id, to: ["desktop"])) {}
+            #expect(await Self.drain(dispatcher, within: .seconds(120)))
+        }
+        #expect(spy.deliveries.map(\.delivery.notification.id) == ["a", "b", "c"])
+        let failures = log.events(.deliveryFailed)
+        #expect(failures.count == 1)
+        #expect(
+            failures.first?.message
+                == "a: delivery to desktop failed: no notification server; delivering to spy instead until it is back")
+        // Each fallback delivery is recorded as the fallback's; the fourth reached the backend itself.
+        #expect(
+            log.events(.delivered).map(\.message) == [
+                "a: a (delivered to spy)", "b: b (delivered to spy)", "c: c (delivered to spy)",
+                "d: d (delivered to desktop)",
+            ])
+    }
+
+    @Test func eachBackendHasItsOwnTimeout() async {
+        let log = RecordingEventLog()
+        let dispatcher = Dispatcher(
+            backends: [SlowBackend()], defaultBackends: ["slow"], timeout: .seconds(600), clock: SystemWallClock(),
+            log: log)
+        let started = ContinuousClock.now
+        dispatcher.dispatch(Self.delivery("tea", to: [])) {}
+        #expect(await Self.drain(dispatcher, within: .seconds(120)))
+        #expect(ContinuousClock.now - started < .seconds(30), "the backend's own 50 ms, not the dispatcher's 600 s")
+        #expect(
+            log.events(.deliveryFailed).map(\.message) == ["tea: delivery to slow failed: timed out after 0.05 seconds"]
+        )
+    }
+
+    @Test func reconfiguringReplacesTheBackendsAndTheDefault() async {
+        let log = RecordingEventLog()
+        let first = RecordingBackend(name: "first")
+        let second = RecordingBackend(name: "second")
+        let dispatcher = Dispatcher(backends: [first], defaultBackends: ["first"], clock: SystemWallClock(), log: log)
+        dispatcher.dispatch(Self.delivery("a", to: [])) {}
+        #expect(await Self.drain(dispatcher, within: .seconds(120)))
+        dispatcher.reconfigure(backends: [second], defaultBackends: ["second"])
+        dispatcher.dispatch(Self.delivery("b", to: [])) {}
+        dispatcher.dispatch(Self.delivery("c", to: ["first"])) {}
+        #expect(await Self.drain(dispatcher, within: .seconds(120)))
+        #expect(first.deliveries.map(\.delivery.notification.id) == ["a"])
+        #expect(second.deliveries.map(\.delivery.notification.id) == ["b"])
+        #expect(log.events(.deliveryFailed).map(\.message) == ["c: delivery to first failed: no backend named 'first'"])
+    }
+}
