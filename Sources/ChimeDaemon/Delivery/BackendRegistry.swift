@@ -6,7 +6,9 @@ public struct BackendFactories: Sendable {
     public var journal: @Sendable () -> any DeliveryBackend = { JournalBackend() }
     public var stdout: @Sendable () -> any DeliveryBackend = { StandardOutputBackend() }
     public var desktop: (@Sendable (DesktopSettings, BackendContext) -> any DeliveryBackend)?
-    public var command: (@Sendable (CommandSettings, BackendContext) -> any DeliveryBackend)?
+    public var command: (@Sendable (CommandSettings, BackendContext) -> any DeliveryBackend)? = {
+        CommandBackend(settings: $0, context: $1)
+    }
     public var webhook: (@Sendable (WebhookSettings, BackendContext) -> any DeliveryBackend)?
 
     public init() {}
