@@ -8,7 +8,8 @@ public struct CommandOutcome: Sendable, Equatable {
     public enum Ending: Sendable, Equatable {
         case exited(status: Int32)
         case killedBySignal(Int32)
-        /// Still running, or its output still held open, at the timeout: its process group was killed.
+        /// Still running at the timeout (itself, or what it started in its group, or its output held open): its
+        /// process group was killed.
         case timedOut
         /// Wrote more than the output limit to stdout: its process group was killed.
         case printedTooMuch
@@ -104,9 +105,10 @@ public enum CommandRunner {
     /// Runs `argv` to its end (see `CommandRunner`) and says how it ended.
     ///
     /// The waiting is done by a thread of its own, blocked in poll(2) on the process's pidfd, its pipes, a
-    /// cancellation pipe and, once the program has exited, the pidfds of what it left in its group: the proper events, with no polling loop, and without holding one of the few threads of
-    /// Swift's cooperative pool for as long as the program runs (up to its timeout). Cancelling the calling task
-    /// stops the program as a timeout would, and the run ends `.cancelled`.
+    /// cancellation pipe and, once the program has exited, the pidfds of what it left in its group: the proper
+    /// events, with no polling loop, and without holding one of the few threads of Swift's cooperative pool for as
+    /// long as the program runs (up to its timeout). Cancelling the calling task stops the program as a timeout
+    /// would, and the run ends `.cancelled`.
     ///
     /// - Throws: `CommandStartError` when the program could not be started.
     public static func run(
@@ -134,12 +136,13 @@ public enum CommandRunner {
     }
 
     /// The environment of a program run for `delivery` (a `[Command]` backend, an `ExecAction=`): `base` without
-    /// its `CHIME_*` variables, plus
+    /// its `CHIME_*` variables, plus the fields of the delivery's journal entry (`Dispatcher.fields`):
     ///
-    /// - `CHIME_ID`, `CHIME_TITLE`, `CHIME_BODY` (empty when there is none), `CHIME_BACKEND` (`backend`),
+    /// - `CHIME_ID`, `CHIME_TITLE`, `CHIME_BODY` (here also when empty), `CHIME_BACKEND` (`backend`),
     ///   `CHIME_FIRE_TIME` (ISO 8601 UTC with microseconds),
     /// - `CHIME_INFO_KEY=VALUE` for each `Info=KEY=VALUE`, the key in capitals,
     /// - `CHIME_BADGE` when the delivery sets a badge number, `CHIME_MISSED` when it stands for missed occurrences,
+    ///   `CHIME_SNOOZED=1` when it comes back after a snooze,
     ///
     /// and what `programEnvironment(base:)` adds.
     public static func environment(for delivery: Delivery, backend: String, base: [String: String]) -> [String: String]
@@ -229,7 +232,8 @@ public enum CommandRunner {
                     child.closeInput()
                 }
             }
-            if descriptors[2].revents != 0, let chunk = read(&child.output, into: &buffer) {
+            // Once it is being stopped, what it still prints is drained but not kept: memory stays bounded.
+            if descriptors[2].revents != 0, let chunk = read(&child.output, into: &buffer), killAt == nil {
                 outcome.output += chunk
                 if outcome.output.count > outputLimit ?? .max { stop(.printedTooMuch) }
             }
