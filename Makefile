@@ -18,9 +18,11 @@ SWIFT_FLAGS ?=
 RELEASE_FLAGS ?= --static-swift-stdlib
 
 # Debian packages: for building, and for what the tests run for real.
-BUILD_PACKAGES = libsystemd-dev pkg-config
+# libcurl4-openssl-dev: FoundationNetworking, which the webhook backend (and so chimed) links, needs libcurl.
+BUILD_PACKAGES = libsystemd-dev pkg-config libcurl4-openssl-dev
 # systemd-container: systemd-nspawn boots a real systemd for the end-to-end test (Tests/E2E/systemd-e2e).
-TEST_PACKAGES = systemd systemd-container tzdata python3
+# openssl: the webhook tests make a self-signed certificate for an HTTPS server that must be refused.
+TEST_PACKAGES = systemd systemd-container tzdata python3 openssl
 
 .PHONY: all build release e2e-binary run test check lint deps deps-build deps-test config-modes install install-systemd \
 	uninstall uninstall-systemd bench clean

@@ -25,7 +25,10 @@ let package = Package(
         .target(name: "ChimeDaemon", dependencies: ["ChimeCore", "ChimeSystemd", "CChimeShims"]),
         // chimectl's commands, as a library so that tests can run them in-process.
         .target(name: "ChimeControl", dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd"]),
-        .executableTarget(name: "chimed", dependencies: ["ChimeDaemon"]),
+        // The webhook backend: FoundationNetworking brings libcurl and some thirty shared libraries, so only chimed
+        // links it, not ChimeDaemon (and so not chimectl, whose start-up time counts).
+        .target(name: "ChimeWebhook", dependencies: ["ChimeCore", "ChimeDaemon"]),
+        .executableTarget(name: "chimed", dependencies: ["ChimeDaemon", "ChimeWebhook"]),
         .executableTarget(name: "chimectl", dependencies: ["ChimeControl"]),
         // Not installed: runs the systemd wrappers in a process of their own for ChimeSystemdTests.
         .executableTarget(name: "chime-systemd-probe", dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd"]),
@@ -39,6 +42,10 @@ let package = Package(
         .testTarget(
             name: "ChimeDaemonTests",
             dependencies: ["ChimeDaemon", "ChimeCore", "ChimeTestSupport"]
+        ),
+        .testTarget(
+            name: "ChimeWebhookTests",
+            dependencies: ["ChimeWebhook", "ChimeDaemon", "ChimeCore", "ChimeTestSupport"]
         ),
         .testTarget(
             name: "ChimeControlTests",

@@ -1,5 +1,6 @@
 import ChimeCore
 import ChimeDaemon
+import ChimeWebhook
 import Foundation
 
 let environment = ProcessInfo.processInfo.environment
@@ -14,6 +15,9 @@ guard let (options, check) = parsed else { exit(0) }
 if check {
     exit(Chimed.check(options, environment: environment, now: Date()))
 }
-let daemon = Daemon(options: options, environment: environment, log: JournalEventLog(environment: environment))
+var factories = BackendFactories()
+factories.webhook = { WebhookBackend(settings: $0, context: $1) }
+let daemon = Daemon(
+    options: options, environment: environment, factories: factories, log: JournalEventLog(environment: environment))
 daemon.watchClockAndTimeZone()
 daemon.run()

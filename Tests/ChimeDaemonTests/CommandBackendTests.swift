@@ -52,7 +52,7 @@ import Testing
         let command = backend([script, "--flag"], name: "alerts", environment: ["OUT": directory.path])
         try await command.deliver(delivery, deliveredAt: Self.deliveredAt)
         let stdin = try Data(contentsOf: directory.url.appendingPathComponent("stdin"))
-        let line = StandardOutputBackend.line(for: delivery, deliveredAt: Self.deliveredAt, backend: "alerts")
+        let line = delivery.json(deliveredAt: Self.deliveredAt, backend: "alerts").serialized
         #expect(String(decoding: stdin, as: UTF8.self) == line + "\n")
         #expect(line.contains(#""backend":"alerts""#))
         let variables = try Data(contentsOf: directory.url.appendingPathComponent("env"))

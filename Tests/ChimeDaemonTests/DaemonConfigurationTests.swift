@@ -105,9 +105,9 @@ import Testing
                 "/etc/chime/chimed.conf:2:7: Invalid Sound= 'maybe': expected yes or no; ignoring.",
                 "/etc/chime/chimed.conf:6:6: Exec= needs an absolute path to a program, not 'logger'; ignoring.",
                 "/etc/chime/chimed.conf:7:12: Invalid TimeoutSec= '0': expected a time span above zero; ignoring.",
-                "/etc/chime/chimed.conf:10:5: Invalid URL= 'ftp://example.org/': expected an http:// or https:// URL.",
+                "/etc/chime/chimed.conf:10:5: Invalid URL=: URL= must start with http:// or https://, not ftp://; ignoring.",
                 "/etc/chime/chimed.conf:11:9: Invalid Retries= '1000': expected 0 to 100; ignoring.",
-                "/etc/chime/chimed.conf:12:8: Invalid Header= 'no colon here': expected NAME: VALUE.",
+                "/etc/chime/chimed.conf:12:8: Invalid Header=: expected NAME: VALUE; ignoring.",
                 "/etc/chime/chimed.conf:13:1: Unknown key 'Colour' in section [Webhook], ignoring.",
                 "/etc/chime/chimed.conf:15:1: Unknown section 'Frobnicate', ignoring.",
             ])

@@ -321,12 +321,15 @@ private struct ConfigurationReader {
         if let entry = section.entries.last(where: { $0.key == "URL" }) {
             if entry.value.isEmpty {
                 settings.url = nil
-            } else if let components = URLComponents(string: entry.value),
-                ["http", "https"].contains(components.scheme?.lowercased() ?? ""), components.host?.isEmpty == false
-            {
-                settings.url = entry.value
             } else {
-                error(entry.valueLocation, "Invalid URL= '\(entry.value)': expected an http:// or https:// URL.")
+                // The URL is not quoted in messages: it may carry a secret token.
+                var candidate = WebhookSettings()
+                candidate.url = entry.value
+                if let problem = candidate.validate() {
+                    error(entry.valueLocation, "Invalid URL=: \(problem); ignoring.")
+                } else {
+                    settings.url = entry.value
+                }
             }
         }
         for entry in section.entries where entry.key == "Header" {
@@ -335,11 +338,17 @@ private struct ConfigurationReader {
                 continue
             }
             guard let colon = entry.value.firstIndex(of: ":"), Self.isValidHeaderName(entry.value[..<colon]) else {
-                error(entry.valueLocation, "Invalid Header= '\(entry.value)': expected NAME: VALUE.")
+                error(entry.valueLocation, "Invalid Header=: expected NAME: VALUE; ignoring.")
                 continue
             }
             let name = String(entry.value[..<colon])
             let value = entry.value[entry.value.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            var candidate = WebhookSettings()
+            candidate.headers = [.init(name: name, value: value)]
+            if let problem = candidate.validate() {
+                error(entry.valueLocation, "Invalid Header=: \(problem); ignoring.")
+                continue
+            }
             settings.headers.removeAll { $0.name.lowercased() == name.lowercased() }
             settings.headers.append(.init(name: name, value: value))
         }

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// The program gets the notification twice, as data and never as shell syntax: in its environment
 /// (`CommandRunner.environment(for:backend:base:)`: `CHIME_ID`, `CHIME_TITLE`, `CHIME_BODY`, `CHIME_INFO_KEY`, …)
-/// and as one line of JSON on stdin, the line the `stdout` backend prints (with `"backend"` this backend's name).
+/// and as one line of JSON on stdin (`Delivery.json`: the line the `stdout` backend prints, with `"backend"` this
+/// backend's name).
 /// It runs as `CommandRunner` describes: no shell, its own process group, stdout discarded, killed with everything
 /// it started after `TimeoutSec=`. Exit status 0 is a delivery; anything else fails it with the exit status, signal
 /// or timeout and the end of its stderr.
@@ -32,7 +33,7 @@ public struct CommandBackend: DeliveryBackend {
         guard let program = settings.argv.first else {
             throw CommandBackendError(reason: "nothing to run: set Exec= in [Command] of chimed.conf" + section)
         }
-        let input = StandardOutputBackend.line(for: delivery, deliveredAt: deliveredAt, backend: name) + "\n"
+        let input = delivery.json(deliveredAt: deliveredAt, backend: name).serialized + "\n"
         let outcome: CommandOutcome
         do {
             outcome = try await CommandRunner.run(

@@ -80,7 +80,8 @@ public enum CommandStartError: Error, Equatable, Sendable, CustomStringConvertib
 /// - The argv is used as given: no shell, no `PATH` search (argv[0] is an absolute path), nothing expanded. What a
 ///   notification says reaches the program as data (environment, stdin), never as syntax.
 /// - The program leads a new process group (posix_spawn with `POSIX_SPAWN_SETPGROUP`), with every signal at its
-///   default disposition and no descriptor but stdin, stdout and stderr.
+///   default disposition and no descriptor but stdin, stdout and stderr. A start that fails with ETXTBSY is tried
+///   again a few times (`busyRetries`, 150 ms in all).
 /// - `input` is written to its stdin, which is then closed. stdout is collected up to `outputLimit` (a program
 ///   printing more is killed) or, without a limit, goes to /dev/null. Of stderr the last
 ///   `standardErrorTailLimit` bytes are kept, so memory stays bounded however much it writes.
@@ -169,8 +170,9 @@ public enum CommandRunner {
         workingDirectory: String?, outputLimit: Int?, cancellation: CancellationPipe? = nil
     ) throws -> CommandOutcome {
         let deadline = ContinuousClock.now + timeout
-        var child = try ChildProcess(
-            argv, environment: environment, workingDirectory: workingDirectory, collectsOutput: outputLimit != nil)
+        var child = try start(
+            argv, environment: environment, workingDirectory: workingDirectory, collectsOutput: outputLimit != nil,
+            until: deadline)
         defer { child.closeAll() }
         if input.isEmpty { child.closeInput() }
         var outcome = CommandOutcome(ending: .exited(status: 0))
@@ -256,6 +258,30 @@ public enum CommandRunner {
             outcome.ending = status & 0x7f == 0 ? .exited(status: (status >> 8) & 0xff) : .killedBySignal(status & 0x7f)
         }
         return outcome
+    }
+
+    /// How often a start that fails with ETXTBSY is tried again, a few milliseconds more apart each time.
+    static let busyRetries = 5
+
+    /// Starts the program, trying again for a moment while it is "text file busy": open for writing somewhere.
+    /// Often only for a moment: an editor saving it, or a fork in another thread of this process (another run's
+    /// posix_spawn, Foundation's Process) that has not yet reached exec and closed the descriptors it inherited.
+    private static func start(
+        _ argv: [String], environment: [String: String], workingDirectory: String?, collectsOutput: Bool,
+        until deadline: ContinuousClock.Instant
+    ) throws -> ChildProcess {
+        var attempt = 0
+        while true {
+            do {
+                return try ChildProcess(
+                    argv, environment: environment, workingDirectory: workingDirectory, collectsOutput: collectsOutput)
+            } catch CommandStartError.system(let failure)
+                where failure.errno == ETXTBSY && attempt < busyRetries && ContinuousClock.now < deadline
+            {
+                attempt += 1
+                usleep(UInt32(attempt) * 10_000)
+            }
+        }
     }
 
     /// Reads what is there from `descriptor`; closes it (-1) at end of file or on an error.

@@ -4,7 +4,7 @@ import Foundation
 /// `stdout`: one JSON line per delivery, for pipelines and for watching `chimed` in the foreground.
 ///
 /// `{"id":…,"title":…,"body":…,"info":{…},"fire_time":…,"delivered_at":…,"backend":"stdout"}`, times in ISO 8601
-/// UTC with microseconds.
+/// UTC with microseconds (`Delivery.json(deliveredAt:backend:)`, which the webhook's request body shares).
 public final class StandardOutputBackend: DeliveryBackend, @unchecked Sendable {
     public let name = "stdout"
     private let lock = NSLock()
@@ -20,20 +20,7 @@ public final class StandardOutputBackend: DeliveryBackend, @unchecked Sendable {
         lock.withLock { write(line) }
     }
 
-    /// The delivery as one line of JSON (no newline), as `stdout` prints it and the `command` backend writes it to
-    /// its program's stdin; `backend` is the name that delivers it.
-    public static func line(for delivery: Delivery, deliveredAt: Date, backend: String = "stdout") -> String {
-        let notification = delivery.notification
-        var members: [(String, JSONValue)] = [
-            ("id", .string(notification.id)), ("title", .string(notification.title)),
-            ("body", .string(notification.body)),
-            ("info", .object(notification.info.map { ($0.key, .string($0.value)) })),
-            ("fire_time", .string(Timestamp.iso8601(delivery.fireTime, fraction: .microseconds))),
-            ("delivered_at", .string(Timestamp.iso8601(deliveredAt, fraction: .microseconds))),
-            ("backend", .string(backend)),
-        ]
-        if delivery.missedCount > 0 { members.append(("missed", .number(Int64(delivery.missedCount)))) }
-        if let badge = delivery.badge { members.append(("badge", .number(Int64(badge)))) }
-        return JSONValue.object(members).serialized
+    public static func line(for delivery: Delivery, deliveredAt: Date) -> String {
+        delivery.json(deliveredAt: deliveredAt, backend: "stdout").serialized
     }
 }

@@ -20,27 +20,14 @@ struct GeneratorRunner: Sendable {
     /// The most stdout bytes accepted; a generator printing more is killed.
     var outputLimit: Int
 
-    /// How often a start that fails with ETXTBSY is tried again, a few milliseconds more apart each time.
-    static let busyRetries = 5
-
     func run(_ path: String, environment: [String: String], workingDirectory: String) -> GeneratorRun {
-        let deadline = ContinuousClock.now + timeout
-        var attempt = 0
-        while true {
-            do {
-                return .finished(
-                    try CommandRunner.runToEnd(
-                        [path], environment: environment, input: [], timeout: deadline - ContinuousClock.now,
-                        workingDirectory: workingDirectory, outputLimit: outputLimit))
-            } catch {
-                // "Text file busy": the file is open for writing somewhere. Often only for a moment: an editor
-                // saving it, or a fork(2) in another thread of this process that has not yet reached exec and
-                // closed its inherited descriptors.
-                attempt += 1
-                guard Self.errno(of: error) == ETXTBSY, attempt <= Self.busyRetries, ContinuousClock.now < deadline
-                else { return .failedToStart(Self.startFailure(error)) }
-                usleep(UInt32(attempt) * 10_000)
-            }
+        do {
+            return .finished(
+                try CommandRunner.runToEnd(
+                    [path], environment: environment, input: [], timeout: timeout, workingDirectory: workingDirectory,
+                    outputLimit: outputLimit))
+        } catch {
+            return .failedToStart(Self.startFailure(error))
         }
     }
 

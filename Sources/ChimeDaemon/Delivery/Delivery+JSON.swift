@@ -1,0 +1,23 @@
+import ChimeCore
+import Foundation
+
+extension Delivery {
+    /// The delivery as the JSON object that the `stdout` line and the webhook's request body both carry.
+    ///
+    /// `{"id":…,"title":…,"body":…,"info":{…},"fire_time":…,"delivered_at":…,"backend":…}`, then `"missed"` and
+    /// `"badge"` when there are any; times in ISO 8601 UTC with microseconds; `backend` is the name of the backend
+    /// that delivers it.
+    public func json(deliveredAt: Date, backend: String) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("id", .string(notification.id)), ("title", .string(notification.title)),
+            ("body", .string(notification.body)),
+            ("info", .object(notification.info.map { ($0.key, .string($0.value)) })),
+            ("fire_time", .string(Timestamp.iso8601(fireTime, fraction: .microseconds))),
+            ("delivered_at", .string(Timestamp.iso8601(deliveredAt, fraction: .microseconds))),
+            ("backend", .string(backend)),
+        ]
+        if missedCount > 0 { members.append(("missed", .number(Int64(missedCount)))) }
+        if let badge { members.append(("badge", .number(Int64(badge)))) }
+        return .object(members)
+    }
+}
