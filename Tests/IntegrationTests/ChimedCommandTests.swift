@@ -14,15 +14,6 @@ import Testing
         "'single' \"double\" $(touch \(marker)) `touch \(marker)`; touch \(marker) && \\n 🎉\t\u{1B}[31m\u{01} end"
     }
 
-    static func waitFor(_ condition: () -> Bool, timeout: TimeInterval) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(20_000)
-        }
-        return true
-    }
-
     /// The NUL-separated `NAME=value` pairs `env -0` wrote.
     static func environment(_ path: String) throws -> [String: String] {
         let pairs = try Data(contentsOf: URL(fileURLWithPath: path)).split(separator: 0).map {
@@ -105,7 +96,7 @@ import Testing
 
         let logged = { process.standardError }
         #expect(
-            Self.waitFor(
+            waitFor(
                 {
                     FileManager.default.fileExists(atPath: out + "/generated.argv")
                         && FileManager.default.fileExists(atPath: out + "/hostile.argv")
@@ -160,7 +151,7 @@ import Testing
                     + "started (stderr: \"still waiting\")"))
         let pgid = try #require(
             pid_t(try String(contentsOfFile: out + "/hang.pgid", encoding: .utf8).trimmingCharacters(in: .newlines)))
-        #expect(Self.waitFor({ kill(-pgid, 0) == -1 && errno == ESRCH }, timeout: 5), "group \(pgid) survived")
+        #expect(waitFor({ kill(-pgid, 0) == -1 && errno == ESRCH }, timeout: 5), "group \(pgid) survived")
 
         process.signal(SIGTERM)
         #expect(process.wait(timeout: 10) == 0)
