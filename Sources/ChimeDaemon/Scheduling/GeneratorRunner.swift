@@ -9,12 +9,12 @@ enum GeneratorRun: Sendable {
 }
 
 /// Runs one generator with `CommandRunner`: the executable itself (argv is just its path, no shell), stdin empty,
-/// stdout collected up to the output limit, all within a deadline, in a process group of its own, so that on
-/// timeout (or too much output) the group's end also ends whatever it started: a helper left behind would otherwise
-/// keep the output pipe open.
+/// stdout collected up to the output limit, in a process group of its own that is killed at the timeout or on too
+/// much output, so that whatever it started ends with it.
 ///
-/// A generator has finished when it has exited and closed its output, and so has everything it started. So one
-/// that leaves a process running in the background runs into the timeout, and that process is killed with it.
+/// As for every program `CommandRunner` runs, a generator has finished when it has exited, closed its output, and
+/// left nothing running in its process group. So one that leaves a process running in the background runs into the
+/// timeout, and that process is killed with it.
 struct GeneratorRunner: Sendable {
     var timeout: Duration
     /// The most stdout bytes accepted; a generator printing more is killed.
