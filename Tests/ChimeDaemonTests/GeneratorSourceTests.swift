@@ -279,7 +279,7 @@ import Testing
         let real = try #require(realpath(config.path, nil))
         defer { free(real) }
         #expect(notification.title == config.path)
-        // Working directory: the configuration directory; no arguments; stdin is /dev/null (0 bytes).
+        // Working directory: the configuration directory; no arguments; stdin is empty (0 bytes).
         #expect(notification.body == "\(String(cString: real))|0|unset|tea|0")
     }
 

@@ -19,15 +19,6 @@ import Testing
         output.split(separator: "\n").filter { $0.contains(#""id":"\#(id)""#) }.count
     }
 
-    static func waitFor(_ condition: () -> Bool, timeout: TimeInterval) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(20_000)
-        }
-        return true
-    }
-
     @Test func presentationSettingsApplyAndAreLoggedAtStartAndOnReload() throws {
         let directory = try TemporaryDirectory(prefix: "chimed-conf")
         defer { directory.remove() }
@@ -44,7 +35,7 @@ import Testing
             environment: ["NOTIFY_SOCKET": notify.path, "TZ": "UTC"])
         _ = notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
         #expect(
-            Self.waitFor(
+            waitFor(
                 { process.standardError.contains("Presentation: badge allowed; alert, sound not allowed.") },
                 timeout: 10), "\(process.standardError)")
         // Two seconds of ticks, none of them on stdout: journal only.
@@ -54,10 +45,10 @@ import Testing
         try directory.write("config/chimed.conf", "[Daemon]\nDeliver=stdout\n")
         process.signal(SIGHUP)
         #expect(
-            Self.waitFor(
+            waitFor(
                 { process.standardError.contains("Presentation: alert, sound, badge allowed.") }, timeout: 10),
             "\(process.standardError)")
-        #expect(Self.waitFor({ Self.deliveries(process.standardOutput, id: "tick") >= 2 }, timeout: 10))
+        #expect(waitFor({ Self.deliveries(process.standardOutput, id: "tick") >= 2 }, timeout: 10))
         process.signal(SIGTERM)
         #expect(process.wait(timeout: 10) == 0)
     }

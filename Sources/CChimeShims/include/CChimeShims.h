@@ -1,7 +1,8 @@
 #ifndef CHIME_SHIMS_H
 #define CHIME_SHIMS_H
 
-// Small C helpers for kernel interfaces that Swift's Glibc module does not export (sys/timerfd.h).
+// Small C helpers for kernel interfaces that Swift's Glibc module does not export (sys/timerfd.h, pidfd_open),
+// and for starting a child process, which takes a dozen posix_spawn calls that read better in C.
 // Every function returns -errno on failure.
 
 /// Creates a file descriptor that becomes readable when CLOCK_REALTIME is set: a timerfd on CLOCK_REALTIME
@@ -19,5 +20,28 @@ int chime_clock_change_fd_arm(int fd);
 /// timer expired (only a clock set past the year 292277026596 can do that); 0 when there is nothing to read;
 /// or -errno. A read that reports a change also clears it: the timer stays armed for the next one.
 int chime_clock_change_fd_read(int fd);
+
+#include <sys/types.h>
+
+/// Starts `path` with posix_spawn(3) as the leader of a new process group (POSIX_SPAWN_SETPGROUP), every signal
+/// at its default disposition and none blocked (the daemon ignores SIGHUP, SIGTERM and SIGINT, which a child would
+/// otherwise inherit), stdin, stdout and stderr from the given descriptors, no other descriptor open, and
+/// `directory` as its working directory unless it is NULL. `argv` and `envp` end with NULL.
+/// Returns 0 and stores the pid, or -errno (from the exec in the child, too: ENOENT, EACCES, ENOEXEC, ETXTBSY).
+int chime_spawn(const char *path, char *const argv[], char *const envp[], const char *directory, int stdin_fd,
+                int stdout_fd, int stderr_fd, pid_t *pid);
+
+/// pipe2(2) with O_CLOEXEC, and O_NONBLOCK on both ends when `nonblocking` is not 0 (Glibc exports pipe(2) only).
+/// Returns 0, or -errno.
+int chime_pipe(int ends[2], int nonblocking);
+
+/// pidfd_open(2): a descriptor that polls readable once the process has exited. Returns it (close-on-exec), or
+/// -errno.
+int chime_pidfd_open(pid_t pid);
+
+/// write(2) to a pipe whose reader may be gone, without the SIGPIPE that would end the daemon: SIGPIPE is blocked in
+/// the calling thread around the write and, when the write raised one, taken off the thread's pending signals.
+/// Returns the number of bytes written, or -errno (EPIPE when nobody reads).
+long chime_write_without_sigpipe(int fd, const void *bytes, unsigned long count);
 
 #endif

@@ -8,7 +8,9 @@ public struct BackendFactories: Sendable {
     public var desktop: (@Sendable (DesktopSettings, BackendContext) -> any DeliveryBackend)? = {
         DesktopBackend(settings: $0, context: $1)
     }
-    public var command: (@Sendable (CommandSettings, BackendContext) -> any DeliveryBackend)?
+    public var command: (@Sendable (CommandSettings, BackendContext) -> any DeliveryBackend)? = {
+        CommandBackend(settings: $0, context: $1)
+    }
     public var webhook: (@Sendable (WebhookSettings, BackendContext) -> any DeliveryBackend)?
 
     public init() {}

@@ -29,11 +29,6 @@ public struct GeneratorSource: ScheduleSource {
     public static let defaultTimeout: Duration = .seconds(10)
     public static let defaultOutputLimit = 4 << 20
 
-    /// Set by systemd for the service's main process; a generator must not notify or take sockets in its name.
-    static let serviceManagerVariables: Set<String> = [
-        "NOTIFY_SOCKET", "WATCHDOG_PID", "WATCHDOG_USEC", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES",
-    ]
-
     public init(
         directories: [String], environment: [String: String] = [:], timeout: Duration = defaultTimeout,
         outputLimit: Int = defaultOutputLimit
@@ -71,8 +66,7 @@ public struct GeneratorSource: ScheduleSource {
     }
 
     func environment(for generator: Generator) -> [String: String] {
-        var result = environment.filter { !Self.serviceManagerVariables.contains($0.key) }
-        if result["PATH"] == nil { result["PATH"] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" }
+        var result = CommandRunner.programEnvironment(base: environment)
         result["CHIME_CONFIG_DIR"] = generator.configDirectory
         return result
     }
@@ -156,12 +150,9 @@ public struct GeneratorSource: ScheduleSource {
         _ run: GeneratorRun, of generator: Generator, into schedule: inout LoadedSchedule, loader: NotificationLoader
     ) {
         let location = UnitFileLocation(file: generator.path)
-        func fail(_ what: String) {
-            schedule.problems.append(UnitFileDiagnostic(.error, at: location, failure(what, run)))
-        }
-        switch run.ending {
-        case .exited(status: 0):
-            let output = GeneratorOutput(parsing: run.output, path: generator.path)
+        switch run {
+        case .finished(let outcome) where outcome.ending == .exited(status: 0):
+            let output = GeneratorOutput(parsing: outcome.output, path: generator.path)
             for (line, result) in output.validated(by: loader) {
                 schedule.problems += result.diagnostics
                 if let notification = result.notification {
@@ -169,48 +160,28 @@ public struct GeneratorSource: ScheduleSource {
                         LoadedNotification(notification: notification, source: generator.path, line: line))
                 }
             }
-            if let errors = Self.quoted(run.standardErrorTail) {
+            if let errors = outcome.quotedStandardError() {
                 schedule.problems.append(
                     UnitFileDiagnostic(.warning, at: location, "Generator wrote to stderr: \(errors)."))
             }
-        case .exited(let status):
-            fail("Generator exited with status \(status)")
-        case .killedBySignal(let signal):
-            fail("Generator was killed by signal \(signal) (\(String(cString: strsignal(signal))))")
-        case .timedOut:
-            fail(
-                "Generator did not finish within \(Timespan(timeout) ?? .infinity); killed it and everything it started"
-            )
-        case .printedTooMuch:
-            fail("Generator printed more than \(outputLimit) bytes; killed it and everything it started")
+        case .finished(let outcome):
+            let what = "Generator " + outcome.explanation(timeout: timeout, outputLimit: outputLimit)
+            schedule.problems.append(UnitFileDiagnostic(.error, at: location, failure(what, outcome)))
         case .failedToStart(let reason):
             schedule.problems.append(UnitFileDiagnostic(.error, at: location, "Failed to run generator: \(reason)."))
         }
     }
 
     /// `what` went wrong, what is therefore not used, and the end of stderr: one sentence.
-    private func failure(_ what: String, _ run: GeneratorRun) -> String {
+    private func failure(_ what: String, _ outcome: CommandOutcome) -> String {
         var message = what
-        let lines = run.output.split(separator: UInt8(ascii: "\n")).filter {
+        let lines = outcome.output.split(separator: UInt8(ascii: "\n")).filter {
             $0.contains { !" \t\r".utf8.contains($0) }
         }.count
         if lines > 0 {
             message += "; ignoring the \(lines) line(s) it printed, as a generator that fails may have stopped halfway"
         }
-        if let errors = Self.quoted(run.standardErrorTail) { message += " (stderr: \(errors))" }
+        if let errors = outcome.quotedStandardError() { message += " (stderr: \(errors))" }
         return message + "."
-    }
-
-    /// The last lines of `bytes` (at most 3 and 300 characters) in quotes, or `nil` if there is nothing to show.
-    static func quoted(_ bytes: [UInt8]) -> String? {
-        let text = String(decoding: bytes, as: UTF8.self)
-        let lines = text.split(whereSeparator: \.isNewline).map {
-            String($0.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
-                .trimmingCharacters(in: .whitespaces)
-        }.filter { !$0.isEmpty }
-        guard !lines.isEmpty else { return nil }
-        var shown = lines.suffix(3).joined(separator: " / ")
-        if shown.count > 300 { shown = "…" + shown.suffix(299) }
-        return "\"\(shown)\""
     }
 }
