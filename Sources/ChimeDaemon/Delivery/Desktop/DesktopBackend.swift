@@ -72,8 +72,8 @@ public actor DesktopBackend: DeliveryBackend {
         }
     }
 
-    /// The server, its version and vendor and its capabilities: "dunst 1.9.0 (dunst-project); capabilities:
-    /// actions, body, …", or why there is none.
+    /// The server, its version and vendor and its capabilities: "dunst 1.9.0 (2022-06-27) (knopwob);
+    /// capabilities: actions, body, …", or why there is none.
     public func describe() async -> String? {
         do {
             let bus = try await connection()
