@@ -303,6 +303,31 @@ struct DesktopBackendTests {
             ])
     }
 
+    @Test func aServerThatQuitsWithTheCallIsUnavailableAndTheNextOneGetsIt() async throws {
+        let harness = try Harness(capabilities: nil)
+        defer { harness.tearDown() }
+        let holding = try DBusFixture(
+            "notification-server", bus: harness.bus, directory: harness.directory, arguments: ["--hold-notify"])
+        let backend = harness.backend
+        let delivery = Task { try await backend.deliver(Self.delivery("exam"), deliveredAt: Date()) }
+        // The server has the call and keeps it unanswered; then it quits.
+        let held = holding.waitForRecords { $0.contains { $0["method"] as? String == "Notify" } }
+        #expect(held.filter { $0["method"] as? String == "Notify" }.count == 1)
+        holding.stop()
+        do {
+            try await delivery.value
+            Issue.record("delivered to a server that quit")
+        } catch let error as BackendUnavailable {
+            #expect(error.isNew)
+            #expect(
+                error.reason
+                    == "the notification server did not answer (org.freedesktop.DBus.Error.NoReply: Message "
+                    + "recipient disconnected from message bus without replying)")
+        }
+        try harness.startServer(capabilities: "body")
+        #expect(harness.notifyCalls(count: 1).map { $0["summary"] as? String } == ["Exam: Linear Algebra"])
+    }
+
     @Test func withoutASessionBusADeliveryIsUnavailable() async throws {
         let context = BackendContext(
             log: RecordingEventLog(), clock: SystemWallClock(), responder: RecordingResponder(),

@@ -5,7 +5,8 @@ notification-server: owns org.freedesktop.Notifications and records every call a
 (arguments exactly, hints with their D-Bus types, and "time" in seconds since the epoch). Notify returns 1, 2, 3, ... (or the replaced id when that bubble
 is still open). On cue it emits signals, through its own interface org.chime.Test.Control at /org/chime/Test:
 EmitActionInvoked(u id, s key), EmitNotificationClosed(u id, u reason). CloseNotification closes the bubble and
-emits NotificationClosed(id, 3). Prints "ready" once it owns the name.
+emits NotificationClosed(id, 3). With --hold-notify it records Notify calls and never answers them. Prints "ready"
+once it owns the name.
 
 record-signals: records every signal matching --match as a JSON line in --record. Prints "ready" once the match is
 installed.
@@ -56,8 +57,10 @@ class Recorder:
 
 
 class NotificationServer(dbus.service.Object):
-    def __init__(self, bus, recorder, capabilities, information):
+    def __init__(self, bus, recorder, capabilities, information, hold_notify):
         super().__init__(bus, "/org/freedesktop/Notifications")
+        self.hold_notify = hold_notify
+        self.held = []
         self.recorder = recorder
         self.capabilities = capabilities
         self.information = information
@@ -75,8 +78,8 @@ class NotificationServer(dbus.service.Object):
         return self.information
 
     @dbus.service.method("org.freedesktop.Notifications", in_signature="susssasa{sv}i", out_signature="u",
-                         sender_keyword="sender")
-    def Notify(self, app_name, replaces_id, app_icon, summary, body, actions, hints, expire_timeout, sender=None):
+                         async_callbacks=("reply", "error"))
+    def Notify(self, app_name, replaces_id, app_icon, summary, body, actions, hints, expire_timeout, reply, error):
         if replaces_id != 0 and replaces_id in self.open:
             identifier = int(replaces_id)
         else:
@@ -89,7 +92,10 @@ class NotificationServer(dbus.service.Object):
             "actions": [str(a) for a in actions], "hints": {str(k): typed(v) for k, v in hints.items()},
             "expire_timeout": int(expire_timeout),
         })
-        return dbus.UInt32(identifier)
+        if self.hold_notify:
+            self.held.append(reply)
+        else:
+            reply(dbus.UInt32(identifier))
 
     @dbus.service.method("org.freedesktop.Notifications", in_signature="u", out_signature="")
     def CloseNotification(self, identifier):
@@ -130,6 +136,7 @@ def main():
     parser.add_argument("--capabilities", default="actions,body,body-markup")
     parser.add_argument("--information", default="recorder,chime-tests,1.0,1.2")
     parser.add_argument("--match", default="type='signal'")
+    parser.add_argument("--hold-notify", action="store_true", help="record Notify calls but never answer them")
     options = parser.parse_args()
 
     DBusGMainLoop(set_as_default=True)
@@ -138,7 +145,8 @@ def main():
     keep = []
     if options.mode == "notification-server":
         capabilities = [c for c in options.capabilities.split(",") if c]
-        server = NotificationServer(bus, recorder, capabilities, tuple(options.information.split(",")))
+        server = NotificationServer(
+            bus, recorder, capabilities, tuple(options.information.split(",")), options.hold_notify)
         keep += [server, Control(bus, server)]
         keep.append(dbus.service.BusName("org.freedesktop.Notifications", bus, do_not_queue=True))
     else:

@@ -131,6 +131,11 @@ public actor DesktopBackend: DeliveryBackend {
                 timeout: callTimeout, arguments: arguments, reply: reply)
         } catch let error as BusMethodError where Self.meansNoServer(error) {
             throw Unreachable(reason: "no notification server on the session bus (\(error))")
+        } catch let error as BusMethodError where error.name == "org.freedesktop.DBus.Error.NoReply" {
+            // The bus answers so for a server that quit or hung with the call, and sd-bus answers so the calls in
+            // flight when the connection ends.
+            guard bus.isOpen else { throw Unreachable(reason: "lost the session bus at \(bus.address): \(error)") }
+            throw Unreachable(reason: "the notification server did not answer (\(error))")
         } catch let error as SystemdError where Self.meansNoBus(error) {
             throw Unreachable(reason: "lost the session bus at \(bus.address): \(error)")
         }
