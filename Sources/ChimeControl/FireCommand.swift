@@ -11,7 +11,8 @@ struct FireCommand: Command {
     static let help = """
         Loads the instance's notifications as chimed does (the configuration directories, then those added at
         run time) and delivers each ID now, from this process, to its backends (Deliver=, or chimed's default),
-        waiting until every backend has finished; then prints what each backend did. A disabled notification is
+        built from chimed.conf as chimed builds them (except webhooks, which only chimed posts), waiting until
+        every backend has finished; then prints what each backend did. A disabled notification is
         delivered too. Nothing is recorded in chimed's state: the delivery is no occurrence, and the schedule
         does not change.
 
@@ -44,9 +45,18 @@ struct FireCommand: Command {
         }
         let outcomes = OutcomeLog()
         let output = context.output
+        // The backends chimed.conf describes, as chimed builds them (webhooks aside: only chimed links them).
+        var factories = BackendFactories()
+        factories.stdout = { StandardOutputBackend { output.write($0) } }
+        let registry = BackendRegistry(
+            factories: factories,
+            context: BackendContext(
+                log: outcomes, clock: SystemWallClock(), responder: UnansweredResponses(),
+                environment: context.environment))
+        let configuration = DaemonConfiguration.load(directories: view.options.configDirectories)
         let dispatcher = Dispatcher(
-            backends: [JournalBackend(), StandardOutputBackend { output.write($0) }],
-            defaultBackends: view.defaultBackends, clock: SystemWallClock(), log: outcomes)
+            backends: registry.backends(for: configuration), defaultBackends: view.defaultBackends,
+            clock: SystemWallClock(), log: outcomes)
 
         var status = ExitCode.success
         var fired: [(notification: ScheduledNotification, backends: [String])] = []
@@ -101,6 +111,12 @@ struct FireCommand: Command {
         }
         return status
     }
+}
+
+/// `chimectl fire` ends once its deliveries are made: a choice on a desktop bubble it put up is not answered.
+private struct UnansweredResponses: NotificationResponding {
+    func actionInvoked(_ key: String, delivery: Delivery, backend: String) {}
+    func closed(_ delivery: Delivery, reason: UInt32, backend: String) {}
 }
 
 /// Keeps the failures the dispatcher reports, per notification and backend; a backend without one delivered.

@@ -279,9 +279,48 @@ public final class Daemon: @unchecked Sendable {
             case "dismiss":
                 what = "dismissed"
             default:
-                what = "action '\(key)' chosen" + (notification.actionCommands[key] == nil ? " (no ExecAction=)" : "")
+                if let argv = notification.actionCommands[key] {
+                    what = "action '\(key)' chosen; running \(argv[0])"
+                    runAction(argv, key: key, delivery: delivery, backend: backend)
+                } else {
+                    what = "action '\(key)' chosen (no ExecAction=)"
+                }
             }
             log.record(DaemonEvent(.actionInvoked, "\(notification.id): \(what) (\(backend))", fields: fields))
+        }
+    }
+
+    /// How long an `ExecAction=` program (with what it starts in its process group) may run before it is stopped.
+    static let actionTimeout: Duration = .seconds(600)
+
+    /// Runs an `ExecAction=` command as a `[Command]` program runs: no shell, the notification in its environment
+    /// (with `CHIME_ACTION=KEY`) and as JSON on stdin, its process group stopped at `actionTimeout`. Only a failure
+    /// is logged, once it is known.
+    private func runAction(_ argv: [String], key: String, delivery: Delivery, backend: String) {
+        var environment = CommandRunner.environment(for: delivery, backend: backend, base: self.environment)
+        environment["CHIME_ACTION"] = key
+        let input = Data((delivery.json(deliveredAt: clock.now(), backend: backend).serialized + "\n").utf8)
+        let log = self.log
+        let fields = Dispatcher.fields(of: delivery, backend: backend) + [("CHIME_ACTION", key)]
+        let id = delivery.notification.id
+        Task.detached {
+            let failure: String?
+            do {
+                let outcome = try await CommandRunner.run(
+                    argv, environment: environment, input: input, timeout: Self.actionTimeout)
+                failure =
+                    outcome.ending == .exited(status: 0)
+                    ? nil
+                    : "\(argv[0]) \(outcome.explanation(timeout: Self.actionTimeout))"
+                        + (outcome.quotedStandardError().map { " (stderr: \($0))" } ?? "")
+            } catch {
+                failure = "cannot start \(argv[0]): \(error)"
+            }
+            guard let failure else { return }
+            log.record(
+                DaemonEvent(
+                    .actionInvoked, "\(id): ExecAction= for '\(key)' failed: \(failure)",
+                    fields: fields + [("CHIME_ERROR", failure)], priority: 3))
         }
     }
 

@@ -448,6 +448,28 @@ import Testing
                 + #"{"backend":"carrier-pigeon","delivered":false,"error":"no backend named 'carrier-pigeon'"}]}"#)
     }
 
+    @Test func fireUsesTheBackendsOfChimedConf() async throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        let received = instance.directory.path + "/received.json"
+        try instance.directory.write(
+            "etc/record", "#!/bin/sh\nexec /bin/cat > \"$1\"\n", permissions: 0o755)
+        try instance.directory.write(
+            "etc/chimed.conf",
+            "[Command]\nName=record\nExec=\(instance.directory.path)/etc/record \(received)\n")
+        try instance.directory.write("etc/standup.notification", Self.standup)
+        let run = await instance.runOnThread("fire", ["--deliver", "record,webhook", "standup"])
+        #expect(run.status == .failure)
+        #expect(
+            run.output.split(separator: "\n").map(String.init) == [
+                "Fired standup: Stand-up", "  record: delivered",
+                "  webhook: failed: cannot deliver to 'webhook' here: webhook backends are only available in chimed",
+            ])
+        let json = try String(contentsOfFile: received, encoding: .utf8)
+        #expect(json.hasPrefix(#"{"id":"standup","title":"Stand-up","#), "\(json)")
+        #expect(json.contains(#""backend":"record""#))
+    }
+
     @Test func fireRefusesWhatDoesNotLoad() throws {
         let instance = try Instance()
         defer { instance.directory.remove() }

@@ -19,35 +19,40 @@ public struct BackendFactories: Sendable {
 /// Builds the backends chimed.conf describes, and at each reload keeps the ones whose settings did not change, so
 /// that a backend's connections and memory (the desktop server's bubbles, for replacing and for actions) survive a
 /// SIGHUP.
-final class BackendRegistry: @unchecked Sendable {
+public final class BackendRegistry: @unchecked Sendable {
     private let factories: BackendFactories
     private let context: BackendContext
     /// The backends built so far, by name, with a description of the settings each was built from.
     private var built: [String: (settings: String, backend: any DeliveryBackend)] = [:]
 
-    init(factories: BackendFactories, context: BackendContext) {
+    public init(factories: BackendFactories, context: BackendContext) {
         self.factories = factories
         self.context = context
     }
 
     /// The backends for `configuration`: every built-in name and every named `[Command]` and `[Webhook]`.
     /// A type this chimed was built without delivers nothing and says so (`UnsupportedBackend`).
-    func backends(for configuration: DaemonConfiguration) -> [any DeliveryBackend] {
+    public func backends(for configuration: DaemonConfiguration) -> [any DeliveryBackend] {
         var result: [any DeliveryBackend] = [
             reuse("journal", "", factories.journal), reuse("stdout", "", factories.stdout),
         ]
-        result.append(make(configuration.desktop.name, configuration.desktop, factories.desktop))
-        for settings in configuration.commands { result.append(make(settings.name, settings, factories.command)) }
-        for settings in configuration.webhooks { result.append(make(settings.name, settings, factories.webhook)) }
+        result.append(make(configuration.desktop.name, "desktop", configuration.desktop, factories.desktop))
+        for settings in configuration.commands {
+            result.append(make(settings.name, "command", settings, factories.command))
+        }
+        for settings in configuration.webhooks {
+            result.append(make(settings.name, "webhook", settings, factories.webhook))
+        }
         let names = Set(result.map(\.name))
         built = built.filter { names.contains($0.key) }
         return result
     }
 
     private func make<Settings>(
-        _ name: String, _ settings: Settings, _ factory: (@Sendable (Settings, BackendContext) -> any DeliveryBackend)?
+        _ name: String, _ type: String, _ settings: Settings,
+        _ factory: (@Sendable (Settings, BackendContext) -> any DeliveryBackend)?
     ) -> any DeliveryBackend {
-        guard let factory else { return UnsupportedBackend(name: name) }
+        guard let factory else { return UnsupportedBackend(name: name, type: type) }
         let context = self.context
         return reuse(name, String(reflecting: settings)) { factory(settings, context) }
     }
@@ -60,16 +65,21 @@ final class BackendRegistry: @unchecked Sendable {
     }
 }
 
-/// A backend type this build of chimed does not include: every delivery fails, saying so.
+/// A type of backend this program cannot deliver to (`chimectl fire` posts no webhooks): every delivery fails,
+/// saying so.
 struct UnsupportedBackend: DeliveryBackend {
     let name: String
+    let type: String
 
     func deliver(_ delivery: Delivery, deliveredAt: Date) async throws {
-        throw UnsupportedBackendError(name: name)
+        throw UnsupportedBackendError(name: name, type: type)
     }
 }
 
 struct UnsupportedBackendError: Error, CustomStringConvertible {
     let name: String
-    var description: String { "this chimed was built without the '\(name)' backend" }
+    let type: String
+    var description: String {
+        "cannot deliver to '\(name)' here: \(type) backends are only available in chimed"
+    }
 }
