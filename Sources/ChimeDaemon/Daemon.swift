@@ -43,8 +43,10 @@ public final class Daemon: @unchecked Sendable {
     /// chimed.conf as last loaded, touched only on `queue`.
     private var configuration = DaemonConfiguration()
     private let registry: BackendRegistry
-    /// Publishes the badge number to docks and panels, when the desktop backend provides a way.
-    public var badgePublisher: (@Sendable (Int) -> Void)?
+    /// Publishes the badge number to docks and panels, for chimed.conf's `DesktopEntry=`; touched only on `queue`.
+    private var launcherBadge: UnityLauncherBadge?
+    /// Where the launcher badge is published from: connecting to the session bus must not hold up a fire.
+    private let badgeQueue = DispatchQueue(label: "chimed.badge", qos: .utility)
 
     /// - Parameter factories: how backends are made from chimed.conf's settings.
     public init(
@@ -165,7 +167,17 @@ public final class Daemon: @unchecked Sendable {
     /// Takes chimed.conf as loaded: its problems are logged, the backends rebuilt where their settings changed,
     /// and the presentation settings and each backend's peer logged.
     private func apply(_ loaded: DaemonConfiguration) {
+        let previous = configuration
         configuration = loaded
+        if launcherBadge == nil || loaded.desktop.desktopEntry != previous.desktop.desktopEntry {
+            let log = self.log
+            launcherBadge = UnityLauncherBadge(
+                desktopEntry: loaded.desktop.desktopEntry, environment: environment,
+                onFailure: { reason in
+                    log.record(
+                        DaemonEvent(.configError, "Cannot publish the badge to launchers: \(reason)", priority: 4))
+                })
+        }
         for problem in loaded.diagnostics { log.record(Self.configEvent(problem)) }
         let backends = registry.backends(for: loaded)
         let names = Set(backends.map(\.name))
@@ -357,10 +369,18 @@ public final class Daemon: @unchecked Sendable {
         badgeChanged = true
     }
 
+    /// Shows the badge number on the launcher entry (`com.canonical.Unity.LauncherEntry`), unless chimed.conf's
+    /// `[Presentation] Badge=no`.
+    private func publishBadge() {
+        guard configuration.presentation.badge, let launcherBadge else { return }
+        let count = badge
+        badgeQueue.async { launcherBadge.publish(count) }
+    }
+
     private func saveBadgeIfChanged() {
         guard badgeChanged else { return }
         badgeChanged = false
-        if configuration.presentation.badge { badgePublisher?(badge) }
+        publishBadge()
         do {
             try badgeFile.write(badge)
         } catch {
@@ -373,11 +393,13 @@ public final class Daemon: @unchecked Sendable {
         if rebuildCount <= 1 {
             let (value, problem) = badgeFile.read()
             badge = value
+            // Launchers learn the number a restart kept.
+            if badge > 0 { publishBadge() }
             if let problem { log.record(DaemonEvent(.configError, problem, priority: 4)) }
         }
         guard let requested = badgeFile.takeRequest() else { return }
         badge = requested
-        if configuration.presentation.badge { badgePublisher?(badge) }
+        publishBadge()
         do {
             try badgeFile.write(badge)
         } catch {

@@ -92,4 +92,103 @@ struct ChimedDesktopTests {
         process.signal(SIGTERM)
         #expect(process.wait(timeout: 10) == 0)
     }
+
+    /// An action with `ExecAction=` runs its program with the notification and `CHIME_ACTION=` in its environment;
+    /// `Badge=+1` twice and `chimectl badge clear` reach the launcher as counts 1, 2 and 0.
+    @Test func anActionRunsItsCommandAndTheBadgeReachesTheLauncher() async throws {
+        let directory = try TemporaryDirectory(prefix: "chimed-desktop")
+        defer { directory.remove() }
+        let bus = try PrivateSessionBus(directory: directory)
+        defer { bus.stop() }
+        let server = try DBusFixture(
+            "notification-server", bus: bus, directory: directory, arguments: ["--capabilities=actions,body"])
+        defer { server.stop() }
+        let launcher = try DBusFixture(
+            "record-signals", bus: bus, directory: directory,
+            arguments: ["--match=type='signal',interface='com.canonical.Unity.LauncherEntry'"])
+        defer { launcher.stop() }
+        let output = directory.path + "/action"
+        try directory.write(
+            "config/record-action", "#!/bin/sh\n/usr/bin/env > \"$1.env\"\nexec /bin/cat > \"$1.json\"\n",
+            permissions: 0o755)
+        try directory.write("config/chimed.conf", "[Desktop]\nDesktopEntry=org.example.Chime\n")
+        let arguments = [
+            "--config-dir=\(directory.path)/config", "--runtime-dir=\(directory.path)/run",
+            "--state-dir=\(directory.path)/state",
+        ]
+        let notify = try NotifySocket(directory: directory.path)
+        let process = try RunningProcess(
+            chimed, arguments,
+            environment: [
+                "NOTIFY_SOCKET": notify.path, "TZ": "UTC", "DBUS_SESSION_BUS_ADDRESS": bus.address,
+            ])
+        defer { process.wait(timeout: 0) }
+        try #require(notify.receive(until: { $0.contains("READY=1") }, timeout: 20).last?.contains("READY=1") == true)
+        let due = Int(Date().timeIntervalSince1970.rounded(.up)) + 3
+        try directory.write(
+            "config/tea.notification",
+            """
+            [Notification]
+            Title=Tea's ready
+            Body=Green, "not" $(black)
+            Badge=+1
+            Action=open:Open
+            ExecAction=open:\(directory.path)/config/record-action \(output)
+            Deliver=desktop
+            [Trigger]
+            At=@\(due)
+            At=@\(due + 1)
+            """)
+        process.signal(SIGHUP)
+        try #require(notify.receive(until: { $0.contains("READY=1") }, timeout: 20).last?.contains("READY=1") == true)
+
+        let calls = server.waitForRecords(timeout: .seconds(20)) { records in
+            records.filter { $0["method"] as? String == "Notify" }.count >= 2
+        }.filter { $0["method"] as? String == "Notify" }
+        try #require(calls.count == 2, "chimed: \(process.standardError)")
+        let bubble = try #require(calls[1]["id"] as? Int)
+
+        let control = try BusConnection(address: bus.address, label: "chime.test.control")
+        defer { control.close() }
+        try await control.call(
+            destination: "org.freedesktop.Notifications", path: "/org/chime/Test", interface: "org.chime.Test.Control",
+            member: "EmitActionInvoked",
+            arguments: { writer in
+                try writer.append(.uint32(UInt32(bubble)))
+                try writer.append("open")
+            }
+        ) { _ in }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !FileManager.default.fileExists(atPath: output + ".json") && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let environment = try String(contentsOfFile: output + ".env", encoding: .utf8).split(separator: "\n")
+        #expect(environment.contains("CHIME_ACTION=open"))
+        #expect(environment.contains("CHIME_ID=tea"))
+        #expect(environment.contains("CHIME_TITLE=Tea's ready"))
+        #expect(environment.contains(#"CHIME_BODY=Green, "not" $(black)"#))
+        #expect(environment.contains("CHIME_BACKEND=desktop"))
+        let json = try String(contentsOfFile: output + ".json", encoding: .utf8)
+        #expect(json.hasPrefix(#"{"id":"tea","title":"Tea's ready","body":"Green, \"not\" $(black)""#), "\(json)")
+
+        // chimectl badge clear asks the running chimed, which publishes the cleared count.
+        let chimectl = BinaryLocator.path(of: "chimectl")
+        let clear = try ProcessRunner.run(chimectl, ["badge", "clear"] + arguments, environment: ["TZ": "UTC"])
+        #expect(clear.status == 0, "\(clear.standardError)")
+        let signals = launcher.waitForRecords(timeout: .seconds(20)) { $0.count >= 3 }
+        let counts = signals.map { record -> String in
+            let arguments = record["arguments"] as? [[String: Any]] ?? []
+            let properties = (arguments.last?["value"] as? [String: Any] ?? [:]).mapValues(DesktopBackendTests.typed)
+            return "\(properties["count"] ?? "?") \(properties["count-visible"] ?? "?")"
+        }
+        #expect(counts == ["x 1 b true", "x 2 b true", "x 0 b false"], "chimed: \(process.standardError)")
+        #expect(
+            signals.allSatisfy {
+                $0["path"] as? String == "/com/canonical/unity/launcherentry/org_2eexample_2eChime"
+            })
+
+        process.signal(SIGTERM)
+        #expect(process.wait(timeout: 10) == 0)
+    }
 }
