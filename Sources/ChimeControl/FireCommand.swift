@@ -37,8 +37,10 @@ struct FireCommand: Command {
         let override = try arguments.value("deliver").map(NotificationRequest.backends)
         let view = InstanceView(arguments, environment: context.environment)
         let loaded: LoadedSchedule
+        let configuration = DaemonConfiguration.load(directories: view.options.configDirectories)
         do {
-            let sources = Daemon.sources(options: view.options, environment: context.environment)
+            let sources = Daemon.sources(
+                options: view.options, environment: context.environment, configuration: configuration)
             loaded = try ScheduleLoader(sources: sources, zones: context.zones).load(systemZone: context.localZone)
         } catch {
             throw CommandFailure("\(error)")
@@ -53,7 +55,6 @@ struct FireCommand: Command {
             context: BackendContext(
                 log: outcomes, clock: SystemWallClock(), responder: UnansweredResponses(),
                 environment: context.environment))
-        let configuration = DaemonConfiguration.load(directories: view.options.configDirectories)
         let dispatcher = Dispatcher(
             backends: registry.backends(for: configuration), defaultBackends: view.defaultBackends,
             clock: SystemWallClock(), log: outcomes)

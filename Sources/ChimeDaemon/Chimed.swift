@@ -67,7 +67,9 @@ public enum Chimed {
     /// Returns the exit status: 0 when no file had errors.
     public static func check(_ options: DaemonOptions, environment: [String: String], now: Date) -> Int32 {
         let zone = LocalZone.resolve(tz: environment["TZ"])
-        let loader = ScheduleLoader(sources: Daemon.sources(options: options, environment: environment))
+        let configuration = DaemonConfiguration.load(directories: options.configDirectories)
+        let loader = ScheduleLoader(
+            sources: Daemon.sources(options: options, environment: environment, configuration: configuration))
         let loaded: LoadedSchedule
         do {
             loaded = try loader.load(systemZone: zone)
@@ -75,7 +77,6 @@ public enum Chimed {
             FileHandle.standardError.write(Data("chimed: \(error)\n".utf8))
             return 1
         }
-        let configuration = DaemonConfiguration.load(directories: options.configDirectories)
         for problem in configuration.diagnostics + loaded.problems {
             FileHandle.standardError.write(Data("\(problem)\n".utf8))
         }

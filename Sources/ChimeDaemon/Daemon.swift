@@ -22,7 +22,6 @@ public final class Daemon: @unchecked Sendable {
     private let clock = SystemWallClock()
     private let notifier = SystemdNotifier()
     private let log: any EventLog
-    private let loader: ScheduleLoader
     private let dispatcher: Dispatcher
     private let scheduler: Scheduler
     private let snapshot: SnapshotWriter
@@ -56,7 +55,6 @@ public final class Daemon: @unchecked Sendable {
         self.options = options
         self.environment = environment
         self.log = log
-        loader = ScheduleLoader(sources: Self.sources(options: options, environment: environment))
         let responder = ActionResponder()
         registry = BackendRegistry(
             factories: factories,
@@ -78,10 +76,15 @@ public final class Daemon: @unchecked Sendable {
     /// Being last, a runtime request never shadows a file or a generator's notification: one with the same id is
     /// dropped with a warning, as any later duplicate is. Drop-ins of the configuration directories do not apply
     /// to runtime requests, which are whole files of their own.
-    public static func sources(options: DaemonOptions, environment: [String: String]) -> [any ScheduleSource] {
+    public static func sources(
+        options: DaemonOptions, environment: [String: String],
+        configuration: DaemonConfiguration = DaemonConfiguration()
+    ) -> [any ScheduleSource] {
         [
             NotificationDirectorySource(directories: options.configDirectories),
-            GeneratorSource(directories: options.configDirectories, environment: environment),
+            GeneratorSource(
+                directories: options.configDirectories, environment: environment,
+                timeout: configuration.generatorTimeout, outputLimit: configuration.generatorOutputLimit),
             NotificationDirectorySource(directories: [options.addedDirectory], role: "directory of runtime requests"),
         ]
     }
@@ -143,13 +146,16 @@ public final class Daemon: @unchecked Sendable {
         if rebuildCount > 0 {
             notify("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())\nSTATUS=Reloading (\(reason))…")
         }
-        let loader = self.loader
+        let options = self.options
+        let environment = self.environment
         let tz = environment["TZ"]
         let clock = self.clock
         let directories = options.configDirectories
         loadQueue.async {
             let started = clock.now()
             let configuration = DaemonConfiguration.load(directories: directories)
+            let loader = ScheduleLoader(
+                sources: Self.sources(options: options, environment: environment, configuration: configuration))
             let zone = LocalZone.resolve(tz: tz)
             let result = Result { () throws(ScheduleLoadError) in try loader.load(systemZone: zone) }
             self.queue.async {

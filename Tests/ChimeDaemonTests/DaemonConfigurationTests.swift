@@ -23,6 +23,8 @@ import Testing
             parsing: """
                 [Daemon]
                 Deliver=desktop journal
+                GeneratorTimeoutSec=1min
+                GeneratorMaxOutput=100M
 
                 [Presentation]
                 Alert=yes
@@ -56,6 +58,8 @@ import Testing
                 """, path: "/etc/chime/chimed.conf")
         #expect(configuration.diagnostics.isEmpty, "\(configuration.diagnostics)")
         #expect(configuration.defaultBackends == ["desktop", "journal"])
+        #expect(configuration.generatorTimeout == .seconds(60))
+        #expect(configuration.generatorOutputLimit == 100 << 20)
         #expect(configuration.presentation == PresentationSettings(alert: true, sound: false, badge: false))
         #expect(configuration.desktop.appName == "Reminders")
         #expect(configuration.desktop.desktopEntry == "org.example.Reminders")
@@ -114,6 +118,24 @@ import Testing
         #expect(configuration.presentation == PresentationSettings(alert: true, sound: true, badge: false))
         #expect(configuration.commands == [CommandSettings()])
         #expect(configuration.webhooks == [WebhookSettings()])
+    }
+
+    @Test(arguments: [("65536", 65536), ("512K", 512 << 10), ("64M", 64 << 20), ("1G", 1 << 30)])
+    func generatorOutputSizes(text: String, bytes: Int) {
+        let configuration = DaemonConfiguration(parsing: "[Daemon]\nGeneratorMaxOutput=\(text)\n", path: "c")
+        #expect(configuration.diagnostics.isEmpty)
+        #expect(configuration.generatorOutputLimit == bytes)
+    }
+
+    @Test(arguments: ["lots", "0", "-1M", "12T", "1.5M", "M"])
+    func invalidGeneratorOutputSizesKeepTheDefault(text: String) {
+        let configuration = DaemonConfiguration(parsing: "[Daemon]\nGeneratorMaxOutput=\(text)\n", path: "c")
+        #expect(
+            configuration.diagnostics.map(\.description) == [
+                "c:2:20: Invalid GeneratorMaxOutput= '\(text)': expected a size above zero such as 65536, 512K, 64M "
+                    + "or 1G; ignoring."
+            ])
+        #expect(configuration.generatorOutputLimit == GeneratorSource.defaultOutputLimit)
     }
 
     @Test func aBackendCannotTakeTheNameOfAnotherType() {

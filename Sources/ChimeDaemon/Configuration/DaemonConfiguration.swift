@@ -10,6 +10,10 @@ import Foundation
 public struct DaemonConfiguration: Sendable, Equatable {
     /// `[Daemon] Deliver=`: backends for notifications without `Deliver=`; `nil` when not set.
     public var defaultBackends: [String]?
+    /// `[Daemon] GeneratorTimeoutSec=`: how long each generator may run.
+    public var generatorTimeout = GeneratorSource.defaultTimeout
+    /// `[Daemon] GeneratorMaxOutput=`: the most bytes a generator may print.
+    public var generatorOutputLimit = GeneratorSource.defaultOutputLimit
     public var presentation = PresentationSettings()
     public var desktop = DesktopSettings()
     /// The `command` backends: the built-in one (named `command`) first, then the named ones in file order.
@@ -28,7 +32,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public static let builtInNames = ["journal", "stdout", "desktop", "command", "webhook"]
 
     public static func == (a: DaemonConfiguration, b: DaemonConfiguration) -> Bool {
-        a.defaultBackends == b.defaultBackends && a.presentation == b.presentation && a.desktop == b.desktop
+        a.defaultBackends == b.defaultBackends && a.generatorTimeout == b.generatorTimeout
+            && a.generatorOutputLimit == b.generatorOutputLimit && a.presentation == b.presentation
+            && a.desktop == b.desktop
             && a.commands == b.commands && a.webhooks == b.webhooks && a.paths == b.paths
             && a.diagnostics == b.diagnostics
     }
@@ -42,7 +48,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The keys of each section.
     public static let knownKeys: [String: Set<String>] = [
-        "Daemon": ["Deliver"],
+        "Daemon": ["Deliver", "GeneratorTimeoutSec", "GeneratorMaxOutput"],
         "Presentation": ["Alert", "Sound", "Badge"],
         "Desktop": ["AppName", "DesktopEntry", "ExpireSec", "Fallback"],
         "Command": ["Name", "Exec", "TimeoutSec"],
@@ -120,6 +126,14 @@ extension DaemonConfiguration {
         }
         if let entry = unit.lastValue(for: "Deliver", in: "Daemon") {
             defaultBackends = entry.value.isEmpty ? nil : reader.words(entry)
+        }
+        for section in unit.sections where section.name == "Daemon" {
+            if let entry = reader.single("GeneratorTimeoutSec", in: section), let value = reader.duration(entry) {
+                generatorTimeout = value
+            }
+            if let entry = reader.single("GeneratorMaxOutput", in: section), let value = reader.size(entry) {
+                generatorOutputLimit = value
+            }
         }
         reader.presentation(unit, into: &presentation)
         for section in unit.sections where section.name == "Desktop" {
@@ -233,6 +247,23 @@ private struct ConfigurationReader {
             return duration
         }
         error(entry.valueLocation, "Invalid \(entry.key)= '\(entry.value)': expected a time span above zero; ignoring.")
+        return nil
+    }
+
+    /// A size in bytes as systemd writes them: a number with an optional `K`, `M` or `G` (powers of 1024).
+    mutating func size(_ entry: UnitFileEntry) -> Int? {
+        let text = entry.value
+        let multipliers: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        let multiplier = text.last.flatMap { multipliers[$0] } ?? 1
+        let digits = multiplier == 1 ? Substring(text) : text.dropLast()
+        if !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(digits),
+            value > 0, value <= (1 << 40) / multiplier
+        {
+            return value * multiplier
+        }
+        error(
+            entry.valueLocation,
+            "Invalid \(entry.key)= '\(text)': expected a size above zero such as 65536, 512K, 64M or 1G; ignoring.")
         return nil
     }
 
