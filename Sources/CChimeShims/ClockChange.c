@@ -48,3 +48,9 @@ int chime_clock_change_fd_read(int fd) {
         }
     }
 }
+
+#include <malloc.h>
+
+int chime_release_free_memory(void) {
+    return malloc_trim(0);
+}

@@ -55,6 +55,13 @@ struct InstanceView {
         return name.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("chimed")
     }
 
+    /// How many notifications the running chimed has scheduled: `scheduled_count`, or (from an older chimed) the
+    /// length of the list.
+    var scheduledCount: Int {
+        snapshot?["scheduled_count"] as? Int ?? (snapshot?["scheduled"] as? [Any])?.count ?? 0
+    }
+
+    /// The entries listed in the snapshot: the soonest 10,000 and the runtime requests (`Daemon.listedLimit`).
     var entries: [Entry] {
         let list = snapshot?["scheduled"] as? [[String: Any]] ?? []
         return list.compactMap { item in
@@ -102,9 +109,10 @@ struct ListCommand: Command {
     static let summary = "List the scheduled notifications, soonest first"
     static let usage = "chimectl list [--json] [--user] [--runtime-dir=DIR]"
     static let help = """
-        Lists every notification the running chimed has armed, with its next fire date in the notification's
-        local time, the time left, and its trigger. Reads RUNTIME_DIR/schedule.json, which chimed rewrites after
-        every rebuild and delivery.
+        Lists the notifications the running chimed has armed, with the next fire date in the notification's
+        local time, the time left, and the trigger. Reads RUNTIME_DIR/schedule.json, which chimed rewrites after
+        every rebuild and delivery; it lists the 10,000 soonest (and every one added with 'chimectl add'), and
+        the count of all.
 
         Options:
           --json                one JSON object per notification and line:
@@ -132,7 +140,9 @@ struct ListCommand: Command {
                 left: Timestamp.relativeDescription(of: entry.next, now: context.now), what: entry.trigger)
         }
         if !table.isEmpty { context.output.write(table.rendered()) }
-        context.output.line("\n\(entries.count) scheduled.")
+        let count = view.scheduledCount
+        context.output.line(
+            "\n\(count) scheduled." + (count > entries.count ? " (Listed: the \(entries.count) soonest.)" : ""))
         return .success
     }
 
@@ -210,7 +220,7 @@ struct StatusCommand: Command {
             context.output.line(
                 JSONValue.object([
                     ("running", .bool(view.isRunning)), ("pid", view.isRunning ? .number(Int64(view.pid ?? 0)) : .null),
-                    ("scheduled", .number(Int64(entries.count))),
+                    ("scheduled", .number(Int64(view.isRunning ? view.scheduledCount : 0))),
                     ("next", entries.first.map { ListCommand.json($0) } ?? .null),
                     ("badge", .number(Int64(snapshot?["badge"] as? Int ?? 0))),
                     ("last_rebuild", lastRebuild.map(JSONValue.string) ?? .null),
@@ -222,7 +232,7 @@ struct StatusCommand: Command {
             lines.add("State:", view.isRunning ? "running (pid \(view.pid ?? 0))" : "not running")
             lines.add("Runtime dir:", view.options.runtimeDirectory)
             if view.isRunning {
-                lines.add("Scheduled:", String(entries.count))
+                lines.add("Scheduled:", String(view.scheduledCount))
                 if let first = entries.first {
                     let left = Timestamp.relativeDescription(of: first.next, now: context.now)
                     lines.add("Next:", "\(first.id) at \(first.nextLocal) (\(left))")
@@ -263,7 +273,7 @@ struct ReloadCommand: Command {
         let view = InstanceView(arguments, environment: context.environment)
         try view.requireRunning()
         let snapshot = try view.rebuild()
-        let count = (snapshot["scheduled"] as? [Any])?.count ?? 0
+        let count = snapshot["scheduled_count"] as? Int ?? (snapshot["scheduled"] as? [Any])?.count ?? 0
         context.output.line("Reloaded: \(count) scheduled.")
         if let error = snapshot["last_error"] as? String { context.output.line("Last error: \(error)") }
         return .success

@@ -1,3 +1,4 @@
+import CChimeShims
 import ChimeCore
 import ChimeSystemd
 import Foundation
@@ -66,6 +67,8 @@ public final class Daemon: @unchecked Sendable {
         snapshot = SnapshotWriter(path: options.snapshotPath)
         badgeFile = BadgeFile(stateDirectory: options.stateDirectory)
         scheduler.afterFire = { [weak self] in self?.scheduleChanged() }
+        let added = options.addedDirectory + "/"
+        scheduler.pinnedSource = { $0.hasPrefix(added) }
         scheduler.willDeliver = { [weak self] delivery in self?.present(&delivery) }
         responder.daemon = self
     }
@@ -241,6 +244,10 @@ public final class Daemon: @unchecked Sendable {
         // Ready first: the snapshot for chimectl (which waits for it) is written right after, off the critical path.
         notify("READY=1\nSTATUS=\(statusText())")
         refreshSnapshot()
+        // The previous schedule and the load's working memory are freed now: give the pages back to the system,
+        // or the process keeps the high-water mark of every rebuild (malloc keeps freed memory for reuse). On the
+        // snapshot's queue, after the snapshot, so as to delay neither it nor a fire.
+        snapshot.afterPendingWrite { _ = chime_release_free_memory() }
         if rebuildPending {
             rebuildPending = false
             rebuild(reason: "coalesced requests")
@@ -429,8 +436,13 @@ public final class Daemon: @unchecked Sendable {
 
     static let refreshInterval = DispatchTimeInterval.milliseconds(100)
 
+    /// How many of the soonest notifications (and of those with nothing left to fire) `schedule.json` lists; the
+    /// requests of `chimectl add` are listed however many there are. Rewritten after fires, the file must stay
+    /// small whatever the size of the schedule.
+    static let listedLimit = 10_000
+
     private func refreshSnapshot() {
-        let status = scheduler.status()
+        let status = scheduler.status(limit: Self.listedLimit)
         let facts = SnapshotWriter.Facts(
             pid: getpid(), instance: options.instance, lastRebuild: lastRebuild, lastLoadStarted: lastLoadStarted,
             rebuilds: rebuildCount, lastError: lastError, configDirectories: options.configDirectories,

@@ -130,6 +130,36 @@ import Testing
         #expect(harness.delivered.count == 3)  // neither night's snooze nor its next occurrence (06:05 UTC)
     }
 
+    @Test(arguments: [0, 1, 2, 7, 100, 4999, 5000, 6000])
+    func theEarliestItemsOfTheQueueComeOutInOrderWithoutDisturbingIt(limit: Int) {
+        var random = SeededRandomNumberGenerator(seed: 42)
+        // Many equal fire times, so that the tie-break by entry index is exercised too.
+        let items = (0..<5000).map { OccurrenceQueue.Item(fireTime: Int64.random(in: 0..<800, using: &random), entry: $0) }
+        var queue = OccurrenceQueue(items)
+        let expected = items.sorted { ($0.fireTime, $0.entry) < ($1.fireTime, $1.entry) }.prefix(limit)
+        let earliest = queue.earliest(limit)
+        #expect(earliest.map(\.entry) == expected.map(\.entry))
+        var drained: [Int] = []
+        while let item = queue.popFirst() { drained.append(item.entry) }
+        #expect(drained == items.sorted { ($0.fireTime, $0.entry) < ($1.fireTime, $1.entry) }.map(\.entry))
+    }
+
+    @Test func statusListsTheSoonestAndThePinnedAndCountsAll() {
+        let harness = Harness(start: "2026-10-20 00:00 UTC")
+        var files = (0..<30).map { ("n\($0)", "[Trigger]\nAt=2026-10-21 \(String(format: "%02d", $0 % 24)):\($0 / 24)0\n") }
+        files.append(("past", "[Trigger]\nAt=2026-10-01 09:00\n"))
+        var schedule = Self.schedule(files)
+        schedule.notifications[29].source = "/var/lib/chime/added/n29.notification"
+        harness.scheduler.pinnedSource = { $0.hasPrefix("/var/lib/chime/added/") }
+        harness.scheduler.install(schedule)
+        let status = harness.scheduler.status(limit: 3)
+        #expect(status.scheduled.map(\.id) == ["n0", "n24", "n1", "n29"])
+        #expect(status.scheduledCount == 30)
+        #expect(status.idle == ["past"])
+        #expect(status.idleCount == 1)
+        #expect(harness.scheduler.status().scheduled.count == 30)
+    }
+
     @Test func rebuildsInTheMiddleChangeNothingThatShouldNotChange() {
         let harness = Harness(start: "2026-10-20 00:00 UTC")
         harness.scheduler.install(Self.schedule(Self.fortnight))

@@ -23,6 +23,10 @@ int chime_clock_change_fd_read(int fd);
 
 #include <sys/types.h>
 
+/// Gives the free pages of malloc's heaps back to the system: malloc_trim(3) with no padding. Returns 1 when
+/// memory was released, 0 otherwise.
+int chime_release_free_memory(void);
+
 /// Starts `path` with posix_spawn(3) as the leader of a new process group (POSIX_SPAWN_SETPGROUP), every signal
 /// at its default disposition and none blocked (the daemon ignores SIGHUP, SIGTERM and SIGINT, which a child would
 /// otherwise inherit), stdin, stdout and stderr from the given descriptors, no other descriptor open, and

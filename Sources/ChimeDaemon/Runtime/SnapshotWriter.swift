@@ -44,6 +44,11 @@ final class SnapshotWriter: @unchecked Sendable {
         }
     }
 
+    /// Runs `work` on the writer's queue once the snapshots requested so far are written.
+    func afterPendingWrite(_ work: @escaping @Sendable () -> Void) {
+        queue.async(execute: work)
+    }
+
     private func writePending() {
         guard
             let (status, facts, now) = lock.withLock({ () -> (Scheduler.Status, Facts, Date)? in
@@ -92,7 +97,9 @@ final class SnapshotWriter: @unchecked Sendable {
             ("last_error", facts.lastError.map(JSONValue.string) ?? .null),
             ("config_directories", .array(facts.configDirectories.map(JSONValue.string))),
             ("default_backends", .array(facts.defaultBackends.map(JSONValue.string))),
+            ("scheduled_count", .number(Int64(status.scheduledCount))),
             ("scheduled", .array(scheduled)),
+            ("idle_count", .number(Int64(status.idleCount))),
             ("idle", .array(status.idle.map(JSONValue.string))),
             ("problems", .array(facts.problems.map(JSONValue.string))),
         ])

@@ -37,6 +37,44 @@ struct OccurrenceQueue {
     }
 
     /// Ties are broken by entry index, so that occurrences due at the same instant come out in a stable order.
+    /// The `limit` earliest items, earliest first, without disturbing the heap: O(limit · log limit) whatever the
+    /// size of the queue. A heap's smallest are found walking down from its top, keeping the positions still to be
+    /// looked at in a small heap of their own.
+    func earliest(_ limit: Int) -> [Item] {
+        guard limit > 0, !items.isEmpty else { return [] }
+        var result: [Item] = []
+        result.reserveCapacity(min(limit, items.count))
+        var frontier = [0]
+        func before(_ a: Int, _ b: Int) -> Bool { less(items[a], items[b]) }
+        while result.count < limit, !frontier.isEmpty {
+            // Pop the frontier's earliest position.
+            frontier.swapAt(0, frontier.count - 1)
+            let position = frontier.removeLast()
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                guard left < frontier.count else { break }
+                var smallest = left
+                if left + 1 < frontier.count && before(frontier[left + 1], frontier[left]) { smallest = left + 1 }
+                guard before(frontier[smallest], frontier[parent]) else { break }
+                frontier.swapAt(parent, smallest)
+                parent = smallest
+            }
+            result.append(items[position])
+            for child in [2 * position + 1, 2 * position + 2] where child < items.count {
+                frontier.append(child)
+                var index = frontier.count - 1
+                while index > 0 {
+                    let up = (index - 1) / 2
+                    guard before(frontier[index], frontier[up]) else { break }
+                    frontier.swapAt(index, up)
+                    index = up
+                }
+            }
+        }
+        return result
+    }
+
     @inline(__always)
     private func less(_ a: Item, _ b: Item) -> Bool {
         a.fireTime < b.fireTime || (a.fireTime == b.fireTime && a.entry < b.entry)

@@ -30,11 +30,22 @@ public final class Scheduler: @unchecked Sendable {
             public var backends: [String]
         }
 
-        /// Every notification with a next occurrence, earliest first.
+        /// The notifications with a next occurrence, earliest first: the `limit` earliest, and those `pinned`.
         public var scheduled: [Item]
-        /// Notifications loaded but with nothing left to fire (past one-shots, exhausted counts, disabled).
+        /// How many notifications have a next occurrence, listed or not.
+        public var scheduledCount: Int
+        /// Notifications loaded but with nothing left to fire (past one-shots, exhausted counts, disabled), by id:
+        /// at most `limit` of them.
         public var idle: [String]
+        /// How many notifications have nothing left to fire, listed or not.
+        public var idleCount: Int
     }
+
+    /// Sources whose notifications `status(limit:)` always lists, however far off they are (the runtime requests,
+    /// which `chimectl add` looks for).
+    public var pinnedSource: (@Sendable (String) -> Bool)?
+    /// The entries of `pinnedSource`, found at each install.
+    private var pinned: Set<Int> = []
 
     private let clock: any WallClock
     private let timer: any WallTimer
@@ -141,6 +152,9 @@ public final class Scheduler: @unchecked Sendable {
             }
         }
         queue = OccurrenceQueue(items)
+        if let pinnedSource {
+            pinned = Set(entries.indices.filter { pinnedSource(entries[$0].loaded.source) })
+        }
         let ids = Set(entries.filter(\.notification.isEnabled).map(\.notification.id))
         snoozes.removeAll { !ids.contains($0.id) }
         if isFirstInstall { redeliverInterrupted(loaded) }
@@ -334,9 +348,15 @@ public final class Scheduler: @unchecked Sendable {
         }
     }
 
-    /// The schedule as it stands.
-    public func status() -> Status {
-        var scheduled = queue.items.map { item -> Status.Item in
+    /// The schedule as it stands: the `limit` earliest notifications and the pinned ones, so that the cost does not
+    /// grow with the size of the schedule (a million notifications are not listed after every fire).
+    public func status(limit: Int = .max) -> Status {
+        var listed = queue.earliest(limit)
+        if !pinned.isEmpty {
+            let shown = Set(listed.map(\.entry))
+            listed += queue.items.filter { pinned.contains($0.entry) && !shown.contains($0.entry) }
+        }
+        var scheduled = listed.map { item -> Status.Item in
             let entry = entries[item.entry]
             return Status.Item(
                 id: entry.notification.id, title: entry.notification.title, source: entry.loaded.source,
@@ -344,9 +364,15 @@ public final class Scheduler: @unchecked Sendable {
                 trigger: entry.notification.trigger, backends: entry.notification.backends)
         }
         scheduled.sort { ($0.next, $0.id) < ($1.next, $1.id) }
-        let busy = Set(queue.items.map(\.entry))
-        let idle = entries.indices.filter { !busy.contains($0) }.map { entries[$0].notification.id }.sorted()
-        return Status(scheduled: scheduled, idle: idle)
+        var busy = [Bool](repeating: false, count: entries.count)
+        for item in queue.items { busy[item.entry] = true }
+        var idle: [String] = []
+        for index in entries.indices where !busy[index] && idle.count < limit {
+            idle.append(entries[index].notification.id)
+        }
+        idle.sort()
+        return Status(
+            scheduled: scheduled, scheduledCount: queue.count, idle: idle, idleCount: entries.count - queue.count)
     }
 
     static func microseconds(_ duration: Duration) -> Int64 {
