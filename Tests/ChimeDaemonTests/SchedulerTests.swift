@@ -134,7 +134,9 @@ import Testing
     func theEarliestItemsOfTheQueueComeOutInOrderWithoutDisturbingIt(limit: Int) {
         var random = SeededRandomNumberGenerator(seed: 42)
         // Many equal fire times, so that the tie-break by entry index is exercised too.
-        let items = (0..<5000).map { OccurrenceQueue.Item(fireTime: Int64.random(in: 0..<800, using: &random), entry: $0) }
+        let items = (0..<5000).map {
+            OccurrenceQueue.Item(fireTime: Int64.random(in: 0..<800, using: &random), entry: $0)
+        }
         var queue = OccurrenceQueue(items)
         let expected = items.sorted { ($0.fireTime, $0.entry) < ($1.fireTime, $1.entry) }.prefix(limit)
         let earliest = queue.earliest(limit)
@@ -146,7 +148,9 @@ import Testing
 
     @Test func statusListsTheSoonestAndThePinnedAndCountsAll() {
         let harness = Harness(start: "2026-10-20 00:00 UTC")
-        var files = (0..<30).map { ("n\($0)", "[Trigger]\nAt=2026-10-21 \(String(format: "%02d", $0 % 24)):\($0 / 24)0\n") }
+        var files = (0..<30).map {
+            ("n\($0)", "[Trigger]\nAt=2026-10-21 \(String(format: "%02d", $0 % 24)):\($0 / 24)0\n")
+        }
         files.append(("past", "[Trigger]\nAt=2026-10-01 09:00\n"))
         var schedule = Self.schedule(files)
         schedule.notifications[29].source = "/var/lib/chime/added/n29.notification"

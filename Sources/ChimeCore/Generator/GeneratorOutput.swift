@@ -34,25 +34,26 @@ public struct GeneratorOutput: Sendable {
     static let booleanKeys: Set<String> = ["Persistent", "Enabled"]
 
     /// Reads the bytes a generator printed on stdout.
+    ///
+    /// Lines are independent, so they are read on all cores (a generator may print a million).
     public init(parsing output: [UInt8], path: String) {
         self.path = path
-        for (index, bytes) in output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-            .enumerated()
-        {
+        let rawLines = output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        let reader = self
+        lines = Array(rawLines.indices).concurrentMap { index -> Line? in
             let number = index + 1
-            guard let text = String(validating: bytes, as: UTF8.self) else {
-                lines.append(Line(number: number, id: nil, unit: Self.refused(at: location(number), "Invalid UTF-8.")))
-                continue
+            guard let text = String(validating: rawLines[index], as: UTF8.self) else {
+                return Line(number: number, id: nil, unit: Self.refused(at: reader.location(number), "Invalid UTF-8."))
             }
-            guard text.contains(where: { !$0.isWhitespace }) else { continue }
-            lines.append(read(text, number: number))
-        }
+            guard text.contains(where: { !$0.isWhitespace }) else { return nil }
+            return reader.read(text, number: number)
+        }.compactMap { $0 }
     }
 
     /// Validates each line's notification as `loader` validates a file, in line order. A line with errors of its
     /// own is not validated further; its result holds those errors and no notification.
     public func validated(by loader: NotificationLoader) -> [(line: Int, result: NotificationLoader.Result)] {
-        lines.map { line in
+        lines.concurrentMap { line in
             guard let id = line.id, !line.unit.hasErrors else {
                 return (line.number, NotificationLoader.Result(id: line.id ?? "", diagnostics: line.unit.diagnostics))
             }

@@ -206,8 +206,10 @@ public final class Scheduler: @unchecked Sendable {
 
     /// At the first schedule after a start: delivers again what was in flight when the previous run ended.
     private func redeliverInterrupted(_ loaded: LoadedSchedule) {
+        let interrupted = store.interrupted()
+        guard !interrupted.isEmpty else { return }
         let byID = Dictionary(loaded.notifications.map { ($0.notification.id, $0.notification) }) { a, _ in a }
-        for interrupted in store.interrupted() {
+        for interrupted in interrupted {
             guard let notification = byID[interrupted.id], notification.isEnabled else {
                 store.recordFinished(interrupted.id, at: interrupted.fireTime)
                 continue
