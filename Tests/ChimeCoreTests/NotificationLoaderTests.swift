@@ -215,4 +215,24 @@ import Testing
 
     @Test(arguments: ["", ".hidden", "with space", "slash/x", "ümlaut", String(repeating: "x", count: 256)])
     func invalidIDs(id: String) { #expect(!NotificationLoader.isValidID(id)) }
+
+    @Test func notificationsWithTheSameCalendarEventsShareThemAndLoadAsWithoutTheCache() {
+        let cache = CalendarCache(capacity: 2)
+        let shared = NotificationLoader(systemZone: .utc, calendarCache: cache)
+        let plain = NotificationLoader(systemZone: .utc)
+        let texts = [
+            ("a", "OnCalendar=Mon..Fri 09:00\nOnCalendar=Sat 10:00\n"),
+            ("b", "OnCalendar=Mon..Fri 09:00\nOnCalendar=Sat 10:00\n"),
+            ("c", "OnCalendar=*-*-* 12:00\n"), ("d", "OnCalendar=hourly\n"), ("e", "OnCalendar=hourly\n"),
+            ("f", "OnCalendar=*-*-* 25:00\n"), ("g", "OnCalendar=*-*-* 25:00\n"),
+        ]
+        for (id, trigger) in texts {
+            let unit = UnitFile(
+                parsing: "[Notification]\nTitle=\(id)\n[Trigger]\n" + trigger, path: "\(id).notification")
+            let cached = shared.load(unit, id: id, path: "\(id).notification")
+            let uncached = plain.load(unit, id: id, path: "\(id).notification")
+            #expect(cached.notification == uncached.notification)
+            #expect(cached.diagnostics == uncached.diagnostics)
+        }
+    }
 }

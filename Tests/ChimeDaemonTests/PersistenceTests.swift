@@ -132,7 +132,7 @@ import Testing
         let directory = try TemporaryDirectory(prefix: "chime-state")
         defer { directory.remove() }
         let store = FileHistoryStore(directory: directory.path)
-        store.recordFirstSeen("a", at: Self.date("2026-11-02 00:00 UTC"))
+        store.recordFirstSeen(["a"], at: Self.date("2026-11-02 00:00 UTC"))
         store.recordOccurrence("a", at: Self.date("2026-11-02 01:00 UTC"), missed: 0)
         store.recordOccurrence("a", at: Self.date("2026-11-02 02:00 UTC"), missed: 3)
         try store.flush()
@@ -150,11 +150,28 @@ import Testing
         #expect(again.interrupted().map(\.missed) == [3])
     }
 
+    @Test func manyFirstSightingsAreOneRecordAndSurviveARestart() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-state")
+        defer { directory.remove() }
+        let store = FileHistoryStore(directory: directory.path)
+        let ids = (0..<1000).map { "n\($0)" }
+        store.recordFirstSeen(ids, at: Self.date("2026-11-02 00:00 UTC"))
+        store.recordFirstSeen(["late"], at: Self.date("2026-11-02 01:00 UTC"))
+        try store.flush()
+        let log = try String(contentsOfFile: directory.path + "/occurrences.log", encoding: .utf8)
+        #expect(log.split(separator: "\n").count == 2)
+        #expect(!store.wantsCompaction)
+        let histories = FileHistoryStore(directory: directory.path).load().histories
+        #expect(histories.count == 1001)
+        #expect(histories["n999"] == DeliveryHistory(firstSeen: Self.date("2026-11-02 00:00 UTC")))
+        #expect(histories["late"] == DeliveryHistory(firstSeen: Self.date("2026-11-02 01:00 UTC")))
+    }
+
     @Test func fileStoreKeepsHistoriesAcrossInstances() throws {
         let directory = try TemporaryDirectory(prefix: "chime-state")
         defer { directory.remove() }
         let first = FileHistoryStore(directory: directory.path)
-        first.recordFirstSeen("a", at: Self.date("2026-11-02 00:00 UTC"))
+        first.recordFirstSeen(["a"], at: Self.date("2026-11-02 00:00 UTC"))
         first.recordOccurrence("a", at: Self.date("2026-11-02 01:00 UTC"), missed: 0)
         first.recordFinished("a", at: Self.date("2026-11-02 01:00 UTC"))
         try first.flush()
@@ -174,7 +191,7 @@ import Testing
         let directory = try TemporaryDirectory(prefix: "chime-state")
         defer { directory.remove() }
         let store = FileHistoryStore(directory: directory.path)
-        store.recordFirstSeen("a", at: Self.date("2026-11-02 00:00 UTC"))
+        store.recordFirstSeen(["a"], at: Self.date("2026-11-02 00:00 UTC"))
         try store.flush()
         let handle = try #require(FileHandle(forWritingAtPath: directory.path + "/occurrences.log"))
         handle.seekToEndOfFile()

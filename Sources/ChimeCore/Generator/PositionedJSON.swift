@@ -39,7 +39,12 @@ struct PositionedJSON: Sendable {
 
     /// Parses `line`, which must hold exactly one JSON value (whitespace around it is allowed).
     static func parse(_ line: String) throws(SyntaxError) -> PositionedJSON {
-        var parser = Parser(scalars: Array(line.unicodeScalars))
+        let bytes = Array(line.utf8)
+        // Generators print ASCII nearly always; then a byte is a scalar, and strings can be cut out of the bytes.
+        var parser =
+            bytes.allSatisfy({ $0 < 0x80 })
+            ? Parser(scalars: bytes.map { Unicode.Scalar($0) }, ascii: bytes)
+            : Parser(scalars: Array(line.unicodeScalars), ascii: nil)
         let value = try parser.value()
         parser.skipWhitespace()
         guard parser.isAtEnd else { throw parser.error("unexpected \(parser.found) after the value") }
@@ -62,11 +67,14 @@ struct PositionedJSON: Sendable {
 /// A recursive-descent parser over the Unicode scalars of one line.
 private struct Parser {
     let scalars: [Unicode.Scalar]
+    /// The line's bytes when it is all ASCII (so that byte `i` is scalar `i`).
+    let ascii: [UInt8]?
     var index = 0
     var depth = 0
 
-    init(scalars: [Unicode.Scalar]) {
+    init(scalars: [Unicode.Scalar], ascii: [UInt8]?) {
         self.scalars = scalars
+        self.ascii = ascii
     }
 
     var isAtEnd: Bool { index >= scalars.count }
@@ -180,6 +188,19 @@ private struct Parser {
     mutating func string() throws(PositionedJSON.SyntaxError) -> String {
         let start = column
         index += 1
+        if let ascii {
+            // Without escapes or control characters, the string is the bytes up to the closing quote.
+            var end = index
+            while end < ascii.count && ascii[end] >= 0x20 && ascii[end] != UInt8(ascii: "\"")
+                && ascii[end] != UInt8(ascii: "\\")
+            {
+                end += 1
+            }
+            if end < ascii.count && ascii[end] == UInt8(ascii: "\"") {
+                defer { index = end + 1 }
+                return String(decoding: ascii[index..<end], as: UTF8.self)
+            }
+        }
         var result = String.UnicodeScalarView()
         while true {
             guard let scalar = current else { throw error("unterminated string", at: start) }

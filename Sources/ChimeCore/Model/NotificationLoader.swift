@@ -9,10 +9,13 @@ public struct NotificationLoader: Sendable {
     /// The zone of times without a zone, unless a file sets `TimeZone=`.
     public var systemZone: ZoneRules
     public var zones: ZoneDatabase
+    /// Shares the `OnCalendar=` events of notifications with the same ones, when set (see `CalendarCache`).
+    public var calendarCache: CalendarCache?
 
-    public init(systemZone: ZoneRules, zones: ZoneDatabase = .system) {
+    public init(systemZone: ZoneRules, zones: ZoneDatabase = .system, calendarCache: CalendarCache? = nil) {
         self.systemZone = systemZone
         self.zones = zones
+        self.calendarCache = calendarCache
     }
 
     /// The outcome for one file: the notification (unless it had errors or is masked) and what was found.
@@ -189,7 +192,14 @@ private struct Reader {
     }
 
     mutating func readCalendars(into trigger: inout Trigger, zone: ZoneRules) {
-        for entry in unit.values(for: "OnCalendar", in: "Trigger") {
+        let entries = unit.values(for: "OnCalendar", in: "Trigger")
+        guard !entries.isEmpty else { return }
+        let key = loader.calendarCache.map { _ in CalendarCache.key(entries.map(\.value), zone: zone) }
+        if let key, let shared = loader.calendarCache?.calendars(for: key) {
+            trigger.calendars = shared
+            return
+        }
+        for entry in entries {
             do {
                 trigger.calendars.append(try CalendarSpec(entry.value, localZone: zone, zones: loader.zones))
             } catch {
@@ -197,6 +207,9 @@ private struct Reader {
                 if let column = location.column { location.column = column + error.column - 1 }
                 self.error(location, "Invalid OnCalendar= '\(entry.value)': \(error.reason).")
             }
+        }
+        if let key, trigger.calendars.count == entries.count {
+            loader.calendarCache?.keep(trigger.calendars, for: key)
         }
     }
 

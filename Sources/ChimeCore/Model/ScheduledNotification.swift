@@ -34,23 +34,88 @@ public struct ScheduledNotification: Sendable, Equatable {
     public var id: String
     public var title: String
     public var body: String = ""
-    public var icon: String?
-    public var category: String?
-    /// A sound name, `default`, or an absolute file path.
-    public var sound: String?
     public var urgency: Urgency = .normal
-    public var actions: [Action] = []
-    /// `ExecAction=KEY:COMMAND`: the argv to run when the action `KEY` is chosen.
-    public var actionCommands: [String: [String]] = [:]
-    /// How long `snooze` postpones the notification.
-    public var snooze: Duration = .seconds(600)
-    public var badge: BadgeChange?
-    /// `Info=KEY=VALUE` pairs in file order: the userInfo of the iOS API.
-    public var info: [(key: String, value: String)] = []
-    /// Backend names from `Deliver=`; empty means the daemon's default.
-    public var backends: [String] = []
     public var isEnabled = true
     public var trigger: Trigger
+
+    /// The keys most notifications leave at their defaults, kept out of line: a schedule holds up to a million
+    /// notifications, and these would be some hundred bytes of each.
+    private struct Extras: Sendable {
+        var icon: String?
+        var category: String?
+        var sound: String?
+        var actions: [Action] = []
+        var actionCommands: [String: [String]] = [:]
+        var snooze: Duration = .seconds(600)
+        var badge: BadgeChange?
+        var info: [(key: String, value: String)] = []
+        var backends: [String] = []
+    }
+
+    /// `Extras` behind a reference, copied on write; `nil` while every one has its default.
+    private final class ExtrasBox: @unchecked Sendable {
+        // Mutated only while uniquely referenced (see `extras`), so sharing it between threads is safe.
+        var value: Extras
+
+        init(_ value: Extras) {
+            self.value = value
+        }
+    }
+
+    private var extrasBox: ExtrasBox?
+
+    private var extras: Extras {
+        get { extrasBox?.value ?? Extras() }
+        set {
+            if isKnownUniquelyReferenced(&extrasBox) {
+                extrasBox!.value = newValue
+            } else {
+                extrasBox = ExtrasBox(newValue)
+            }
+        }
+    }
+
+    public var icon: String? {
+        get { extras.icon }
+        set { extras.icon = newValue }
+    }
+    public var category: String? {
+        get { extras.category }
+        set { extras.category = newValue }
+    }
+    /// A sound name, `default`, or an absolute file path.
+    public var sound: String? {
+        get { extras.sound }
+        set { extras.sound = newValue }
+    }
+    public var actions: [Action] {
+        get { extras.actions }
+        set { extras.actions = newValue }
+    }
+    /// `ExecAction=KEY:COMMAND`: the argv to run when the action `KEY` is chosen.
+    public var actionCommands: [String: [String]] {
+        get { extras.actionCommands }
+        set { extras.actionCommands = newValue }
+    }
+    /// How long `snooze` postpones the notification.
+    public var snooze: Duration {
+        get { extras.snooze }
+        set { extras.snooze = newValue }
+    }
+    public var badge: BadgeChange? {
+        get { extras.badge }
+        set { extras.badge = newValue }
+    }
+    /// `Info=KEY=VALUE` pairs in file order: the userInfo of the iOS API.
+    public var info: [(key: String, value: String)] {
+        get { extras.info }
+        set { extras.info = newValue }
+    }
+    /// Backend names from `Deliver=`; empty means the daemon's default.
+    public var backends: [String] {
+        get { extras.backends }
+        set { extras.backends = newValue }
+    }
 
     public init(id: String, title: String, trigger: Trigger) {
         self.id = id

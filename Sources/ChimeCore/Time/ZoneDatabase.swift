@@ -28,6 +28,9 @@ public struct ZoneDatabase: Sendable {
     /// Whether `name` is a zone name systemd accepts: `UTC`, or a relative path of letters, digits, `-`, `_`, `+`
     /// and single `/` separators naming an installed TZif file.
     public func isValidName(_ name: String) -> Bool {
+        // The last word of every calendar event is asked about ("09:55:00"): answer what cannot be a name at once,
+        // without a lookup in the cache (or a place in it).
+        guard name == "UTC" || Self.isWellFormedName(name) else { return false }
         guard let cache else { return lookUpValidity(of: name) }
         return cache.value(for: name, in: \.validity) { lookUpValidity(of: name) }
     }

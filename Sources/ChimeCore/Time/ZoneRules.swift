@@ -6,6 +6,44 @@ import Foundation
 /// file's footer for later years — or built from a POSIX `TZ` string. Conversions work on whole seconds since the
 /// epoch and never consult the process's time zone, so they are pure and thread-safe.
 public struct ZoneRules: Sendable, CustomStringConvertible {
+    /// The tables, shared by every copy: a zone is copied into each trigger and calendar event that uses it, and a
+    /// reference is one word and one retain where the tables inline were some 150 bytes and ten retains.
+    private final class Storage: Sendable {
+        let name: String
+        let transitions: [Int64]
+        let transitionTypes: [Int]
+        let types: [LocalTimeType]
+        let initialType: Int
+        let standardAbbreviation: String
+        let daylightAbbreviation: String
+        let leapSeconds: [LeapSecond]
+        let abbreviationBytes: [UInt8]
+        let abbreviationEnds: [Int]
+        let lookupStarts: [Int32]
+        let lookupBase: Int64
+
+        init(
+            name: String, transitions: [Int64], transitionTypes: [Int], types: [LocalTimeType], initialType: Int,
+            standardAbbreviation: String, daylightAbbreviation: String, leapSeconds: [LeapSecond],
+            abbreviationBytes: [UInt8], abbreviationEnds: [Int], lookupStarts: [Int32], lookupBase: Int64
+        ) {
+            self.name = name
+            self.transitions = transitions
+            self.transitionTypes = transitionTypes
+            self.types = types
+            self.initialType = initialType
+            self.standardAbbreviation = standardAbbreviation
+            self.daylightAbbreviation = daylightAbbreviation
+            self.leapSeconds = leapSeconds
+            self.abbreviationBytes = abbreviationBytes
+            self.abbreviationEnds = abbreviationEnds
+            self.lookupStarts = lookupStarts
+            self.lookupBase = lookupBase
+        }
+    }
+
+    private let storage: Storage
+
     struct LocalTimeType: Hashable, Sendable {
         var utcOffset: Int
         var isDST: Bool
@@ -13,30 +51,30 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
     }
 
     /// The name this zone was loaded by (`Europe/Berlin`, `UTC`, or a POSIX TZ string).
-    public let name: String
+    public var name: String { storage.name }
     /// Instants (seconds since the epoch) at which the local time type changes, ascending.
-    let transitions: [Int64]
+    var transitions: [Int64] { storage.transitions }
     /// For each transition, the index into `types` that applies from it on.
-    let transitionTypes: [Int]
-    let types: [LocalTimeType]
+    var transitionTypes: [Int] { storage.transitionTypes }
+    var types: [LocalTimeType] { storage.types }
     /// The type in force before the first transition.
-    let initialType: Int
+    var initialType: Int { storage.initialType }
     /// The standard-time abbreviation (`tzname[0]`), e.g. `CET`.
-    public let standardAbbreviation: String
+    public var standardAbbreviation: String { storage.standardAbbreviation }
     /// The daylight-saving abbreviation (`tzname[1]`), e.g. `CEST`; the standard one for zones without DST.
-    public let daylightAbbreviation: String
+    public var daylightAbbreviation: String { storage.daylightAbbreviation }
     /// Leap seconds (only the `right/` zones have them): from each instant on, wall time lags by the correction.
     /// Instants in such a zone count leap seconds, so `12:00 right/UTC` is 27 seconds after 12:00 UTC.
-    let leapSeconds: [LeapSecond]
+    var leapSeconds: [LeapSecond] { storage.leapSeconds }
     /// The abbreviations of `types` as UTF-8, one after the other, ready to copy into formatted timestamps; type
     /// `i`'s are `abbreviationBytes[abbreviationEnds[i - 1]..<abbreviationEnds[i]]` (from 0 for the first).
-    let abbreviationBytes: [UInt8]
-    let abbreviationEnds: [Int]
+    var abbreviationBytes: [UInt8] { storage.abbreviationBytes }
+    var abbreviationEnds: [Int] { storage.abbreviationEnds }
     /// Where lookups start: for each span of `2^lookupShift` seconds from `lookupBase` on, the index of the last
     /// transition at or before the span's start. The calendar search looks up thousands of instants per elapse
     /// listed; bisecting hundreds of transitions for each was a quarter of its time.
-    private let lookupStarts: [Int32]
-    private let lookupBase: Int64
+    private var lookupStarts: [Int32] { storage.lookupStarts }
+    private var lookupBase: Int64 { storage.lookupBase }
     private static let lookupShift: Int64 = 23
     /// 8,192 spans of 97 days: 2,100 years.
     private static let lookupSpans = 8_192
@@ -72,22 +110,14 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         name: String, transitions: [Int64], transitionTypes: [Int], types: [LocalTimeType], initialType: Int,
         standardAbbreviation: String, daylightAbbreviation: String, leapSeconds: [LeapSecond] = []
     ) {
-        self.name = name
-        self.transitions = transitions
-        self.transitionTypes = transitionTypes
-        self.types = types
-        self.initialType = initialType
-        self.standardAbbreviation = standardAbbreviation
-        self.daylightAbbreviation = daylightAbbreviation
-        self.leapSeconds = leapSeconds
-        abbreviationBytes = types.flatMap { Array($0.abbreviation.utf8) }
+        let abbreviationBytes = types.flatMap { Array($0.abbreviation.utf8) }
         var end = 0
-        abbreviationEnds = types.map {
+        let abbreviationEnds = types.map {
             end += $0.abbreviation.utf8.count
             return end
         }
         // From 1900 on: some files start with a "big bang" transition billions of years back.
-        lookupBase = max(transitions.first ?? 0, -2_208_988_800)
+        let lookupBase = max(transitions.first ?? 0, -2_208_988_800)
         var starts: [Int32] = []
         if let last = transitions.last, last >= lookupBase {
             let count = min(Int((last - lookupBase) >> Self.lookupShift) + 1, Self.lookupSpans)
@@ -99,7 +129,11 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
                 starts.append(Int32(truncatingIfNeeded: index))
             }
         }
-        lookupStarts = starts
+        storage = Storage(
+            name: name, transitions: transitions, transitionTypes: transitionTypes, types: types,
+            initialType: initialType, standardAbbreviation: standardAbbreviation,
+            daylightAbbreviation: daylightAbbreviation, leapSeconds: leapSeconds, abbreviationBytes: abbreviationBytes,
+            abbreviationEnds: abbreviationEnds, lookupStarts: starts, lookupBase: lookupBase)
     }
 
     public var description: String { name }

@@ -26,8 +26,8 @@ public protocol HistoryStore: AnyObject, Sendable {
     func load() -> (histories: [String: DeliveryHistory], problems: [String])
     /// The deliveries in flight when the stored state was written, as found by `load()`.
     func interrupted() -> [InterruptedDelivery]
-    /// Notes that `id` was seen for the first time.
-    func recordFirstSeen(_ id: String, at date: Date)
+    /// Notes that `ids` were seen for the first time, at `date`.
+    func recordFirstSeen(_ ids: [String], at date: Date)
     /// Notes that the occurrence of `id` at `occurrence` was handed to the backends (in flight until finished).
     func recordOccurrence(_ id: String, at occurrence: Date, missed: Int)
     /// Notes that occurrences of `id` up to `occurrence` were handled without a delivery (missed).
@@ -64,8 +64,10 @@ public final class MemoryHistoryStore: HistoryStore, @unchecked Sendable {
 
     public func interrupted() -> [InterruptedDelivery] { lock.withLock { interruptedAtLoad } }
 
-    public func recordFirstSeen(_ id: String, at date: Date) {
-        lock.withLock { histories[id] = DeliveryHistory(firstSeen: date) }
+    public func recordFirstSeen(_ ids: [String], at date: Date) {
+        lock.withLock {
+            for id in ids { histories[id] = DeliveryHistory(firstSeen: date) }
+        }
     }
 
     public func recordOccurrence(_ id: String, at occurrence: Date, missed: Int) {
@@ -163,8 +165,8 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
                     continue
                 }
                 switch record {
-                case .firstSeen(let id, let date):
-                    if histories[id] == nil { histories[id] = DeliveryHistory(firstSeen: date) }
+                case .firstSeen(let ids, let date):
+                    for id in ids where histories[id] == nil { histories[id] = DeliveryHistory(firstSeen: date) }
                 case .occurrence(let id, let date, let missed), .skipped(let id, let date, let missed):
                     if histories[id] == nil { histories[id] = DeliveryHistory(firstSeen: date) }
                     if (histories[id]?.lastOccurrence ?? .distantPast) < date { histories[id]?.lastOccurrence = date }
@@ -193,9 +195,13 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
 
     public var wantsCompaction: Bool { lock.withLock { journalRecords >= Self.compactionThreshold } }
 
-    public func recordFirstSeen(_ id: String, at date: Date) {
+    /// One record for all of them: `{"first_seen":["a","b",…],"at":…}` (one id alone is a string, as it always
+    /// was).
+    public func recordFirstSeen(_ ids: [String], at date: Date) {
+        guard !ids.isEmpty else { return }
+        let seen: JSONValue = ids.count == 1 ? .string(ids[0]) : .array(ids.map(JSONValue.string))
         let line = JSONValue.object([
-            ("first_seen", .string(id)), ("at", .string(Timestamp.iso8601(date, fraction: .microseconds))),
+            ("first_seen", seen), ("at", .string(Timestamp.iso8601(date, fraction: .microseconds))),
         ]).serialized
         lock.withLock { pending.append(line) }
     }
@@ -301,7 +307,7 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     }
 
     enum Record {
-        case firstSeen(String, Date)
+        case firstSeen([String], Date)
         case occurrence(String, Date, missed: Int)
         case skipped(String, Date, missed: Int)
         case finished(String, Date)
@@ -316,7 +322,8 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         }
         if let id = object["skipped"] as? String { return .skipped(id, at, missed: 0) }
         if let id = object["finished"] as? String { return .finished(id, at) }
-        if let id = object["first_seen"] as? String { return .firstSeen(id, at) }
+        if let id = object["first_seen"] as? String { return .firstSeen([id], at) }
+        if let ids = object["first_seen"] as? [String] { return .firstSeen(ids, at) }
         return nil
     }
 

@@ -124,7 +124,8 @@ public struct ScheduleLoader: Sendable {
     public func load(systemZone: ZoneRules) throws(ScheduleLoadError) -> LoadedSchedule {
         var schedule = LoadedSchedule(systemZone: systemZone)
         // Thousands of files name the same few zones: read each zone file once per load, and anew at the next.
-        let loader = NotificationLoader(systemZone: systemZone, zones: zones.cachingLookups())
+        let loader = NotificationLoader(
+            systemZone: systemZone, zones: zones.cachingLookups(), calendarCache: CalendarCache())
         for source in sources {
             try source.load(into: &schedule, loader: loader)
         }

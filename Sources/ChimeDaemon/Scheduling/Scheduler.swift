@@ -13,10 +13,9 @@ public protocol DeliveryDispatching: Sendable {
 /// Every change is "cancel all, then reschedule": `install(_:)` replaces the whole schedule. Not thread-safe: the
 /// daemon calls it from one serial queue (tests call it directly with a manual clock and timer).
 public final class Scheduler: @unchecked Sendable {
-    struct Entry {
-        var loaded: LoadedNotification
-        var notification: ScheduledNotification { loaded.notification }
-    }
+    /// A notification of the schedule, as loaded (the loaded array is taken as it is: a copy of each of a million
+    /// entries would cost a retain and a release of everything it holds).
+    typealias Entry = LoadedNotification
 
     /// What the schedule holds now, for `STATUS=`, `chimectl list` and the snapshot.
     public struct Status: Sendable {
@@ -120,9 +119,11 @@ public final class Scheduler: @unchecked Sendable {
         let isFirstInstall = processedThrough == nil
         let resumeFrom = processedThrough ?? now
         systemZone = loaded.systemZone
-        entries = loaded.notifications.map(Entry.init)
+        entries = loaded.notifications
         var items: [OccurrenceQueue.Item] = []
         items.reserveCapacity(entries.count)
+        // Seen for the first time now: recorded in one go (a generator may have added a million).
+        var firstSeen: [String] = []
         for (index, entry) in entries.enumerated() {
             let notification = entry.notification
             guard notification.isEnabled else { continue }
@@ -140,9 +141,8 @@ public final class Scheduler: @unchecked Sendable {
                 // New, re-added or edited: nothing before now fires. A re-added one keeps its first sighting (the
                 // anchor of Every= and Count=).
                 if histories[notification.id] == nil {
-                    let firstSeen = Date(epochMicroseconds: now)
-                    histories[notification.id] = DeliveryHistory(firstSeen: firstSeen)
-                    store.recordFirstSeen(notification.id, at: firstSeen)
+                    histories[notification.id] = DeliveryHistory(firstSeen: Date(epochMicroseconds: now))
+                    firstSeen.append(notification.id)
                 }
                 reportPastInstants(of: entry, now: now)
                 after = now
@@ -152,8 +152,9 @@ public final class Scheduler: @unchecked Sendable {
             }
         }
         queue = OccurrenceQueue(items)
+        if !firstSeen.isEmpty { store.recordFirstSeen(firstSeen, at: Date(epochMicroseconds: now)) }
         if let pinnedSource {
-            pinned = Set(entries.indices.filter { pinnedSource(entries[$0].loaded.source) })
+            pinned = Set(entries.indices.filter { pinnedSource(entries[$0].source) })
         }
         let ids = Set(entries.filter(\.notification.isEnabled).map(\.notification.id))
         snoozes.removeAll { !ids.contains($0.id) }
@@ -361,7 +362,7 @@ public final class Scheduler: @unchecked Sendable {
         var scheduled = listed.map { item -> Status.Item in
             let entry = entries[item.entry]
             return Status.Item(
-                id: entry.notification.id, title: entry.notification.title, source: entry.loaded.source,
+                id: entry.notification.id, title: entry.notification.title, source: entry.source,
                 next: Date(epochMicroseconds: item.fireTime), zone: entry.notification.trigger.timeZone ?? systemZone,
                 trigger: entry.notification.trigger, backends: entry.notification.backends)
         }
