@@ -45,7 +45,7 @@ public struct GeneratorOutput: Sendable {
             guard let text = String(validating: rawLines[index], as: UTF8.self) else {
                 return Line(number: number, id: nil, unit: Self.refused(at: reader.location(number), "Invalid UTF-8."))
             }
-            guard text.contains(where: { !$0.isWhitespace }) else { return nil }
+            guard !Self.isBlank(text) else { return nil }
             return reader.read(text, number: number)
         }.compactMap { $0 }
     }
@@ -59,6 +59,20 @@ public struct GeneratorOutput: Sendable {
             }
             return (line.number, loader.load(line.unit, id: id, path: path))
         }
+    }
+
+    /// Whether `text` is only whitespace; decided on the bytes when they are ASCII (nearly always, and far
+    /// cheaper than walking the characters).
+    static func isBlank(_ text: String) -> Bool {
+        var isASCII = true
+        for byte in text.utf8 {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D: continue
+            case 0x80...: isASCII = false
+            default: return false
+            }
+        }
+        return isASCII || !text.contains(where: { !$0.isWhitespace })
     }
 
     private func location(_ line: Int, column: Int? = nil) -> UnitFileLocation {
@@ -207,6 +221,15 @@ private struct LineReader {
     /// `Key=text` as the file parser would store it: surrounding blanks removed, `column` moved past them. `nil`
     /// (and an error) for text no line of a file could hold.
     mutating func entry(_ key: String, _ keyColumn: Int, _ text: String, column: Int) -> UnitFileEntry? {
+        // Nearly always: nothing to refuse and nothing to trim, and the text is taken as it is.
+        let utf8 = text.utf8
+        if let first = utf8.first, let last = utf8.last, first != 0x20, first != 0x09, last != 0x20, last != 0x09,
+            !utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 })
+        {
+            return UnitFileEntry(
+                key: key, value: text, location: location(keyColumn), valueLocation: location(column),
+                valueSegments: [.init(offset: 0, line: number, column: column)])
+        }
         if text.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) {
             error(column, "\"\(key)\" cannot hold a line break or NUL: the values of a notification are single lines.")
             return nil
