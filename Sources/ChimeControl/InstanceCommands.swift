@@ -61,7 +61,7 @@ struct InstanceView {
         snapshot?["scheduled_count"] as? Int ?? (snapshot?["scheduled"] as? [Any])?.count ?? 0
     }
 
-    /// The entries listed in the snapshot: the soonest 10,000 and the runtime requests (`Daemon.listedLimit`).
+    /// The entries listed in the snapshot: the soonest 1,000 and the runtime requests (`Daemon.listedLimit`).
     var entries: [Entry] {
         let list = snapshot?["scheduled"] as? [[String: Any]] ?? []
         return list.compactMap { item in
@@ -111,7 +111,7 @@ struct ListCommand: Command {
     static let help = """
         Lists the notifications the running chimed has armed, with the next fire date in the notification's
         local time, the time left, and the trigger. Reads RUNTIME_DIR/schedule.json, which chimed rewrites after
-        every rebuild and delivery; it lists the 10,000 soonest (and every one added with 'chimectl add'), and
+        every rebuild and delivery; it lists the 1,000 soonest (and every one added with 'chimectl add'), and
         the count of all.
 
         Options:

@@ -439,7 +439,7 @@ public final class Daemon: @unchecked Sendable {
     /// How many of the soonest notifications (and of those with nothing left to fire) `schedule.json` lists; the
     /// requests of `chimectl add` are listed however many there are. Rewritten after fires, the file must stay
     /// small whatever the size of the schedule.
-    static let listedLimit = 10_000
+    static let listedLimit = 1_000
 
     private func refreshSnapshot() {
         let status = scheduler.status(limit: Self.listedLimit)

@@ -41,24 +41,64 @@ public struct GeneratorOutput: Sendable {
         let rawLines = output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         let reader = self
         lines = Array(rawLines.indices).concurrentMap { index -> Line? in
-            let number = index + 1
-            guard let text = String(validating: rawLines[index], as: UTF8.self) else {
-                return Line(number: number, id: nil, unit: Self.refused(at: reader.location(number), "Invalid UTF-8."))
+            reader.line(rawLines[index], number: index + 1)
+        }.compactMap { $0 }
+    }
+
+    private init(path: String) {
+        self.path = path
+    }
+
+    /// Reads and validates `output` line by line, as `init(parsing:path:)` and then `validated(by:)` would, but
+    /// without keeping every line's `UnitFile` until all are read: each is dropped as soon as its notification is
+    /// made. With a million lines that is most of the memory a load needs, and the garbage that would otherwise lie
+    /// between the notifications kept.
+    public static func validated(
+        parsing output: [UInt8], path: String, by loader: NotificationLoader
+    ) -> [(line: Int, result: NotificationLoader.Result)] {
+        let reader = GeneratorOutput(path: path)
+        let rawLines = output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        return Array(rawLines.indices).concurrentMap { index -> (line: Int, result: NotificationLoader.Result)? in
+            reader.line(rawLines[index], number: index + 1).map {
+                (line: $0.number, result: reader.validate($0, loader))
             }
-            guard text.contains(where: { !$0.isWhitespace }) else { return nil }
-            return reader.read(text, number: number)
         }.compactMap { $0 }
     }
 
     /// Validates each line's notification as `loader` validates a file, in line order. A line with errors of its
     /// own is not validated further; its result holds those errors and no notification.
     public func validated(by loader: NotificationLoader) -> [(line: Int, result: NotificationLoader.Result)] {
-        lines.concurrentMap { line in
-            guard let id = line.id, !line.unit.hasErrors else {
-                return (line.number, NotificationLoader.Result(id: line.id ?? "", diagnostics: line.unit.diagnostics))
-            }
-            return (line.number, loader.load(line.unit, id: id, path: path))
+        lines.concurrentMap { line in (line.number, validate(line, loader)) }
+    }
+
+    private func validate(_ line: Line, _ loader: NotificationLoader) -> NotificationLoader.Result {
+        guard let id = line.id, !line.unit.hasErrors else {
+            return NotificationLoader.Result(id: line.id ?? "", diagnostics: line.unit.diagnostics)
         }
+        return loader.load(line.unit, id: id, path: path)
+    }
+
+    /// The line `number` (from 1), or `nil` for a blank one.
+    private func line(_ bytes: ArraySlice<UInt8>, number: Int) -> Line? {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            return Line(number: number, id: nil, unit: Self.refused(at: location(number), "Invalid UTF-8."))
+        }
+        guard !Self.isBlank(text) else { return nil }
+        return read(text, number: number)
+    }
+
+    /// Whether `text` is only whitespace; decided on the bytes when they are ASCII (nearly always, and far
+    /// cheaper than walking the characters).
+    static func isBlank(_ text: String) -> Bool {
+        var isASCII = true
+        for byte in text.utf8 {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D: continue
+            case 0x80...: isASCII = false
+            default: return false
+            }
+        }
+        return isASCII || !text.contains(where: { !$0.isWhitespace })
     }
 
     private func location(_ line: Int, column: Int? = nil) -> UnitFileLocation {
@@ -207,6 +247,15 @@ private struct LineReader {
     /// `Key=text` as the file parser would store it: surrounding blanks removed, `column` moved past them. `nil`
     /// (and an error) for text no line of a file could hold.
     mutating func entry(_ key: String, _ keyColumn: Int, _ text: String, column: Int) -> UnitFileEntry? {
+        // Nearly always: nothing to refuse and nothing to trim, and the text is taken as it is.
+        let utf8 = text.utf8
+        if let first = utf8.first, let last = utf8.last, first != 0x20, first != 0x09, last != 0x20, last != 0x09,
+            !utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 })
+        {
+            return UnitFileEntry(
+                key: key, value: text, location: location(keyColumn), valueLocation: location(column),
+                valueSegments: [.init(offset: 0, line: number, column: column)])
+        }
         if text.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) {
             error(column, "\"\(key)\" cannot hold a line break or NUL: the values of a notification are single lines.")
             return nil

@@ -7,6 +7,9 @@ import Foundation
 public final class CalendarCache: @unchecked Sendable {
     private let lock = NSLock()
     private var calendars: [String: [CalendarSpec]] = [:]
+    /// One copy of each component list seen (`[5]` for the hour of every event at 05:MM): events that differ
+    /// only in the minute still share their hour, day, month… lists.
+    private var components: [[CalendarSpec.Component]: [CalendarSpec.Component]] = [:]
     private let capacity: Int
 
     public init(capacity: Int = 4_096) {
@@ -22,9 +25,30 @@ public final class CalendarCache: @unchecked Sendable {
         lock.withLock { calendars[key] }
     }
 
-    func keep(_ list: [CalendarSpec], for key: String) {
+    /// Keeps `list` for notifications with the same events, and returns it with its component lists shared with
+    /// those of events kept before.
+    func keep(_ list: [CalendarSpec], for key: String) -> [CalendarSpec] {
         lock.withLock {
-            if calendars.count < capacity { calendars[key] = list }
+            let shared = list.map(sharingComponents)
+            if calendars.count < capacity { calendars[key] = shared }
+            return shared
         }
+    }
+
+    private func sharingComponents(_ spec: CalendarSpec) -> CalendarSpec {
+        var spec = spec
+        spec.year = spec.year.map(share)
+        spec.month = spec.month.map(share)
+        spec.day = spec.day.map(share)
+        spec.hour = spec.hour.map(share)
+        spec.minute = spec.minute.map(share)
+        spec.microsecond = spec.microsecond.map(share)
+        return spec
+    }
+
+    private func share(_ list: [CalendarSpec.Component]) -> [CalendarSpec.Component] {
+        if let known = components[list] { return known }
+        if components.count < capacity { components[list] = list }
+        return list
     }
 }

@@ -208,8 +208,8 @@ private struct Reader {
                 self.error(location, "Invalid OnCalendar= '\(entry.value)': \(error.reason).")
             }
         }
-        if let key, trigger.calendars.count == entries.count {
-            loader.calendarCache?.keep(trigger.calendars, for: key)
+        if let key, trigger.calendars.count == entries.count, let cache = loader.calendarCache {
+            trigger.calendars = cache.keep(trigger.calendars, for: key)
         }
     }
 

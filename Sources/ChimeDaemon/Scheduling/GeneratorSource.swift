@@ -152,8 +152,7 @@ public struct GeneratorSource: ScheduleSource {
         let location = UnitFileLocation(file: generator.path)
         switch run {
         case .finished(let outcome) where outcome.ending == .exited(status: 0):
-            let output = GeneratorOutput(parsing: outcome.output, path: generator.path)
-            for (line, result) in output.validated(by: loader) {
+            for (line, result) in GeneratorOutput.validated(parsing: outcome.output, path: generator.path, by: loader) {
                 schedule.problems += result.diagnostics
                 if let notification = result.notification {
                     schedule.notifications.append(

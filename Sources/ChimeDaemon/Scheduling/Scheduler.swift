@@ -115,7 +115,12 @@ public final class Scheduler: @unchecked Sendable {
     public func install(_ loaded: LoadedSchedule) {
         let now = clock.now().epochMicroseconds
         // Triggers as they were, by id: an unchanged notification resumes where it was, a changed one starts anew.
-        let previousTriggers = Dictionary(entries.map { ($0.notification.id, $0.notification.trigger) }) { a, _ in a }
+        let previousEntries = entries
+        var previousIndex: [String: Int] = [:]
+        previousIndex.reserveCapacity(previousEntries.count)
+        for (index, entry) in previousEntries.enumerated() where previousIndex[entry.notification.id] == nil {
+            previousIndex[entry.notification.id] = index
+        }
         let isFirstInstall = processedThrough == nil
         let resumeFrom = processedThrough ?? now
         systemZone = loaded.systemZone
@@ -124,11 +129,14 @@ public final class Scheduler: @unchecked Sendable {
         items.reserveCapacity(entries.count)
         // Seen for the first time now: recorded in one go (a generator may have added a million).
         var firstSeen: [String] = []
+        histories.reserveCapacity(histories.count + entries.count)
         for (index, entry) in entries.enumerated() {
             let notification = entry.notification
             guard notification.isEnabled else { continue }
             var after: Int64
-            if previousTriggers[notification.id] == notification.trigger {
+            if let index = previousIndex[notification.id],
+                previousEntries[index].notification.trigger == notification.trigger
+            {
                 after = min(resumeFrom, now)
             } else if isFirstInstall, let history = histories[notification.id] {
                 // Known from before a restart: whatever fell due while the daemon was down was missed, however
@@ -156,8 +164,10 @@ public final class Scheduler: @unchecked Sendable {
         if let pinnedSource {
             pinned = Set(entries.indices.filter { pinnedSource(entries[$0].source) })
         }
-        let ids = Set(entries.filter(\.notification.isEnabled).map(\.notification.id))
-        snoozes.removeAll { !ids.contains($0.id) }
+        if !snoozes.isEmpty {
+            let ids = Set(entries.filter(\.notification.isEnabled).map(\.notification.id))
+            snoozes.removeAll { !ids.contains($0.id) }
+        }
         if isFirstInstall { redeliverInterrupted(loaded) }
         if processedThrough == nil { processedThrough = now }
         // New first sightings are on disk before the timer is armed; the snapshot is rewritten only now and then.
