@@ -7,9 +7,9 @@ import Foundation
 public final class CalendarCache: @unchecked Sendable {
     private let lock = NSLock()
     private var calendars: [String: [CalendarSpec]] = [:]
-    /// One copy of each component list seen (`[5]` for the hour of every event at 05:MM): events that differ
-    /// only in the minute still share their hour, day, month… lists.
-    private var components: [[CalendarSpec.Component]: [CalendarSpec.Component]] = [:]
+    /// One copy of each one-element component list seen (`[5]` for the hour of every event at 05:MM): events that
+    /// differ only in the minute still share their hour, day, month… lists.
+    private var components: [CalendarSpec.Component: [CalendarSpec.Component]] = [:]
     private let capacity: Int
 
     public init(capacity: Int = 4_096) {
@@ -18,7 +18,12 @@ public final class CalendarCache: @unchecked Sendable {
 
     /// The key of a notification's events: their texts and the zone they are read in.
     static func key(_ texts: [String], zone: ZoneRules) -> String {
-        ([zone.name] + texts).joined(separator: "\u{0}")
+        var key = zone.name
+        for text in texts {
+            key += "\u{0}"
+            key += text
+        }
+        return key
     }
 
     func calendars(for key: String) -> [CalendarSpec]? {
@@ -47,8 +52,9 @@ public final class CalendarCache: @unchecked Sendable {
     }
 
     private func share(_ list: [CalendarSpec.Component]) -> [CalendarSpec.Component] {
-        if let known = components[list] { return known }
-        if components.count < capacity { components[list] = list }
+        guard list.count == 1 else { return list }
+        if let known = components[list[0]] { return known }
+        if components.count < capacity { components[list[0]] = list }
         return list
     }
 }
