@@ -20,6 +20,8 @@ RELEASE_FLAGS ?= --static-swift-stdlib
 # Debian packages: for building, and for what the tests run for real.
 # libcurl4-openssl-dev: FoundationNetworking, which the webhook backend (and so chimed) links, needs libcurl.
 BUILD_PACKAGES = libsystemd-dev pkg-config libcurl4-openssl-dev
+# cron: the idle benchmark runs Debian's cron beside chimed (bench/daemon idle).
+BENCH_PACKAGES = cron
 # systemd-container: systemd-nspawn boots a real systemd for the end-to-end test (Tests/E2E/systemd-e2e).
 # openssl: the webhook tests make a self-signed certificate for an HTTPS server that must be refused.
 # dbus-daemon, python3-dbus, python3-gi: a private session bus and the recording notification server (Tests/Fixtures).
@@ -27,7 +29,7 @@ BUILD_PACKAGES = libsystemd-dev pkg-config libcurl4-openssl-dev
 TEST_PACKAGES = systemd systemd-container tzdata python3 openssl dbus-daemon python3-dbus python3-gi \
 	dunst xvfb imagemagick tesseract-ocr
 
-.PHONY: all build release e2e-binary run test check lint deps deps-build deps-test config-modes install install-systemd \
+.PHONY: all build release e2e-binary run test check lint deps deps-build deps-test deps-bench config-modes install install-systemd \
 	uninstall uninstall-systemd bench clean
 
 all: build
@@ -39,6 +41,9 @@ deps-test: deps-build
 	@./tools/ensure-packages $(TEST_PACKAGES)
 
 deps: deps-test
+
+deps-bench: deps-test
+	@./tools/ensure-packages $(BENCH_PACKAGES)
 
 build: deps-build
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -77,8 +82,12 @@ test: deps-test config-modes
 
 check: test
 
-bench: release
+# The whole suite, one table (bench/README.md): calendar throughput against systemd-analyze (bench/run), then the
+# running chimed (bench/daemon all: latency, burst, idle against cron, start-up, the peer systemd in a container,
+# next-fire cost, scale to 1,000,000). About 15 minutes; root for the container and cron's namespace.
+bench: release deps-bench
 	./bench/run
+	./bench/daemon --no-build --calendar-results=bench/results/calendar-latest.json all
 
 install: release install-systemd
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
