@@ -11,6 +11,28 @@ import Testing
 struct ChimedDesktopTests {
     let chimed = BinaryLocator.path(of: "chimed")
 
+    /// chimed's directories under `directory`.
+    static func arguments(_ directory: TemporaryDirectory) -> [String] {
+        [
+            "--config-dir=\(directory.path)/config", "--runtime-dir=\(directory.path)/run",
+            "--state-dir=\(directory.path)/state",
+        ]
+    }
+
+    /// chimed on the configuration in DIRECTORY/config and the private `bus`, once it said READY=1.
+    func startChimed(
+        in directory: TemporaryDirectory, bus: PrivateSessionBus, zone: String
+    ) throws -> (RunningProcess, NotifySocket) {
+        let notify = try NotifySocket(directory: directory.path)
+        let process = try RunningProcess(
+            chimed, Self.arguments(directory),
+            environment: ["NOTIFY_SOCKET": notify.path, "TZ": zone, "DBUS_SESSION_BUS_ADDRESS": bus.address])
+        let ready = notify.receive(until: { $0.contains("READY=1") }, timeout: 20).last?.contains("READY=1") == true
+        if !ready { process.wait(timeout: 0) }
+        try #require(ready, "chimed did not start: \(process.standardError)")
+        return (process, notify)
+    }
+
     @Test func aSnoozedBubbleComesBackAfterSnoozeSec() async throws {
         let directory = try TemporaryDirectory(prefix: "chimed-desktop")
         defer { directory.remove() }
@@ -20,18 +42,8 @@ struct ChimedDesktopTests {
             "notification-server", bus: bus, directory: directory, arguments: ["--capabilities=actions,body"])
         defer { server.stop() }
         try FileManager.default.createDirectory(atPath: directory.path + "/config", withIntermediateDirectories: true)
-        let notify = try NotifySocket(directory: directory.path)
-        let process = try RunningProcess(
-            chimed,
-            [
-                "--config-dir=\(directory.path)/config", "--runtime-dir=\(directory.path)/run",
-                "--state-dir=\(directory.path)/state",
-            ],
-            environment: [
-                "NOTIFY_SOCKET": notify.path, "TZ": "Europe/Berlin", "DBUS_SESSION_BUS_ADDRESS": bus.address,
-            ])
+        let (process, notify) = try startChimed(in: directory, bus: bus, zone: "Europe/Berlin")
         defer { process.wait(timeout: 0) }
-        try #require(notify.receive(until: { $0.contains("READY=1") }, timeout: 20).last?.contains("READY=1") == true)
 
         // Added once chimed runs, three seconds ahead: a start-up slowed by a loaded machine cannot make it past.
         let due = Int(Date().timeIntervalSince1970.rounded(.up)) + 3
@@ -112,18 +124,8 @@ struct ChimedDesktopTests {
             "config/record-action", "#!/bin/sh\n/usr/bin/env > \"$1.env\"\nexec /bin/cat > \"$1.json\"\n",
             permissions: 0o755)
         try directory.write("config/chimed.conf", "[Desktop]\nDesktopEntry=org.example.Chime\n")
-        let arguments = [
-            "--config-dir=\(directory.path)/config", "--runtime-dir=\(directory.path)/run",
-            "--state-dir=\(directory.path)/state",
-        ]
-        let notify = try NotifySocket(directory: directory.path)
-        let process = try RunningProcess(
-            chimed, arguments,
-            environment: [
-                "NOTIFY_SOCKET": notify.path, "TZ": "UTC", "DBUS_SESSION_BUS_ADDRESS": bus.address,
-            ])
+        let (process, notify) = try startChimed(in: directory, bus: bus, zone: "UTC")
         defer { process.wait(timeout: 0) }
-        try #require(notify.receive(until: { $0.contains("READY=1") }, timeout: 20).last?.contains("READY=1") == true)
         let due = Int(Date().timeIntervalSince1970.rounded(.up)) + 3
         try directory.write(
             "config/tea.notification",
@@ -174,7 +176,8 @@ struct ChimedDesktopTests {
 
         // chimectl badge clear asks the running chimed, which publishes the cleared count.
         let chimectl = BinaryLocator.path(of: "chimectl")
-        let clear = try ProcessRunner.run(chimectl, ["badge", "clear"] + arguments, environment: ["TZ": "UTC"])
+        let clear = try ProcessRunner.run(
+            chimectl, ["badge", "clear"] + Self.arguments(directory), environment: ["TZ": "UTC"])
         #expect(clear.status == 0, "\(clear.standardError)")
         let signals = launcher.waitForRecords(timeout: .seconds(20)) { $0.count >= 3 }
         let counts = signals.map { record -> String in

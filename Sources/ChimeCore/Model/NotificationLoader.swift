@@ -351,15 +351,13 @@ private struct Reader {
         }
     }
 
-    /// systemd's booleans: 1/yes/y/true/t/on and 0/no/n/false/f/off, any case.
+    /// systemd's booleans (`UnitFileEntry.boolean`), or an error.
     mutating func boolean(_ entry: UnitFileEntry) -> Bool? {
-        switch entry.value.lowercased() {
-        case "1", "yes", "y", "true", "t", "on": return true
-        case "0", "no", "n", "false", "f", "off": return false
-        default:
+        guard let value = entry.boolean else {
             error(entry.valueLocation, "Invalid \(entry.key)= '\(entry.value)': expected yes or no.")
             return nil
         }
+        return value
     }
 
     static func badge(_ text: String) -> ScheduledNotification.BadgeChange? {

@@ -1,4 +1,14 @@
 extension UnitFileEntry {
+    /// The value as one of systemd's booleans: `1 yes y true t on` and `0 no n false f off`, in any case; `nil` for
+    /// anything else.
+    public var boolean: Bool? {
+        switch value.lowercased() {
+        case "1", "yes", "y", "true", "t", "on": return true
+        case "0", "no", "n", "false", "f", "off": return false
+        default: return nil
+        }
+    }
+
     /// The value split into words by `WordSplitter`, for settings that take a command line.
     ///
     /// Errors point at the offending character in the file, also when the value is continued over several lines.

@@ -232,13 +232,11 @@ private struct ConfigurationReader {
     }
 
     mutating func boolean(_ entry: UnitFileEntry) -> Bool? {
-        switch entry.value.lowercased() {
-        case "1", "yes", "y", "true", "t", "on": return true
-        case "0", "no", "n", "false", "f", "off": return false
-        default:
+        guard let value = entry.boolean else {
             error(entry.valueLocation, "Invalid \(entry.key)= '\(entry.value)': expected yes or no; ignoring.")
             return nil
         }
+        return value
     }
 
     /// A time span above zero (`TimeoutSec=`, `RetrySec=`…); plain numbers are seconds, as in systemd.
