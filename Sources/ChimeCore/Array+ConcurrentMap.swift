@@ -15,7 +15,7 @@ extension Array {
                 nonisolated(unsafe) let transform = transform
                 self.withUnsafeBufferPointer { input in
                     nonisolated(unsafe) let input = input
-                    DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
+                    ParallelWork.perform(iterations: chunkCount) { chunk in
                         let start = chunk * chunkSize
                         let end = Swift.min(start + chunkSize, input.count)
                         guard start < end else { return }

@@ -199,7 +199,7 @@ public final class Daemon: @unchecked Sendable {
         dispatcher.reconfigure(backends: backends, defaultBackends: defaultBackends)
         let presentation = "Presentation: \(loaded.presentation)."
         let log = self.log
-        Task.detached {
+        Task.detached(executorPreference: DaemonExecutor.shared) {
             var lines = [presentation]
             for backend in backends {
                 if let description = await backend.describe() { lines.append("\(backend.name): \(description)") }
@@ -328,7 +328,7 @@ public final class Daemon: @unchecked Sendable {
         let log = self.log
         let fields = Dispatcher.fields(of: delivery, backend: backend) + [("CHIME_ACTION", key)]
         let id = delivery.notification.id
-        Task.detached {
+        Task.detached(executorPreference: DaemonExecutor.shared) {
             let failure: String?
             do {
                 let outcome = try await CommandRunner.run(

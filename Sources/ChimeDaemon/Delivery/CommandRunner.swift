@@ -164,7 +164,7 @@ public enum CommandRunner {
     }
 
     /// Runs `argv` to its end on the calling thread, which it blocks: for callers that have a thread to spare
-    /// (generators run on `DispatchQueue.concurrentPerform`'s), and for `run`.
+    /// (generators run on `ParallelWork`'s), and for `run`.
     static func runToEnd(
         _ argv: [String], environment: [String: String], input: [UInt8], timeout: Duration,
         workingDirectory: String?, outputLimit: Int?, cancellation: CancellationPipe? = nil

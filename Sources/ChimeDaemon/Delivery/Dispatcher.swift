@@ -56,7 +56,7 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
             let handOff = clock.now()
             inFlight.enter()
             group.enter()
-            Task.detached { [self] in
+            Task.detached(executorPreference: DaemonExecutor.shared) { [self] in
                 defer {
                     group.leave()
                     inFlight.leave()
@@ -64,7 +64,7 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
                 await run(backend, delivery, handOff: handOff, backends: backends)
             }
         }
-        group.notify(queue: .global(qos: .utility), execute: finished)
+        group.notify(queue: DaemonExecutor.shared.queue, execute: finished)
     }
 
     /// Waits up to `limit` for deliveries in flight (at shutdown). Returns whether all finished.
@@ -117,7 +117,7 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
                 }
             }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                await DaemonExecutor.shared.sleep(for: timeout)
                 return Task.isCancelled ? nil : .failed("timed out after \(timeout)")
             }
             let first = await group.next() ?? nil

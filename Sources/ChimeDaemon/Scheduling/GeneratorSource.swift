@@ -52,7 +52,8 @@ public struct GeneratorSource: ScheduleSource {
         let generators = find(problems: &schedule.problems)
         let runs = Mutex<[String: GeneratorRun]>([:])
         let runner = GeneratorRunner(timeout: timeout, outputLimit: outputLimit)
-        DispatchQueue.concurrentPerform(iterations: generators.count) { index in
+        // One thread each: a generator is mostly waited for.
+        ParallelWork.perform(iterations: generators.count, threads: generators.count) { index in
             let generator = generators[index]
             let run = runner.run(
                 generator.configDirectory + "/generators.d/" + generator.name,

@@ -1,0 +1,64 @@
+import Dispatch
+import Foundation
+
+/// Where chimed's tasks run: a serial dispatch queue of its own rather than Swift's cooperative pool.
+///
+/// On Linux the first thread of a global dispatch queue or of the cooperative pool starts libdispatch's workqueue
+/// monitor, a timer on its manager queue that wakes the process every second from then on. chimed has to cost
+/// nothing while nothing is due, so its tasks (deliveries, backends' work, start-up descriptions) run here: a serial
+/// queue targets an overcommitting root queue, whose threads the monitor does not watch. Backends await I/O rather
+/// than compute, so one queue is enough; what computes (loading) runs on threads of its own (`ParallelWork`).
+public final class DaemonExecutor: TaskExecutor, @unchecked Sendable {
+    public static let shared = DaemonExecutor()
+
+    let queue = DispatchQueue(label: "chimed.tasks", qos: .userInitiated)
+
+    private init() {}
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
+    }
+
+    /// Waits `duration`, or until the task is cancelled, with a timer on this executor's queue (`Task.sleep` would
+    /// go through a global queue).
+    public func sleep(for duration: Duration) async {
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        let resumed = Resumption()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                resumed.set(continuation)
+                queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { resumed.resume() }
+            }
+        } onCancel: {
+            resumed.resume()
+        }
+    }
+
+    /// Resumes a continuation once, whichever comes first: the timer or the cancellation.
+    private final class Resumption: @unchecked Sendable {
+        private let lock = NSLock()
+        private var continuation: CheckedContinuation<Void, Never>?
+        private var isDone = false
+
+        func set(_ continuation: CheckedContinuation<Void, Never>) {
+            let resumeNow = lock.withLock {
+                if isDone { return true }
+                self.continuation = continuation
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+
+        func resume() {
+            let pending = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+                isDone = true
+                defer { continuation = nil }
+                return continuation
+            }
+            pending?.resume()
+        }
+    }
+}
