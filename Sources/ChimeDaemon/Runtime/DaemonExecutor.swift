@@ -22,17 +22,28 @@ public final class DaemonExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// Waits `duration`, or until the task is cancelled, with a timer on this executor's queue (`Task.sleep` would
-    /// go through a global queue).
+    /// go through a global queue). Cancelling removes the timer, so a delivery's timeout that was not needed does not
+    /// wake the process later.
     public func sleep(for duration: Duration) async {
         let (seconds, attoseconds) = duration.components
         let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
         let resumed = Resumption()
+        // A dispatch source may be cancelled from any thread.
+        nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds))
+        timer.setEventHandler {
+            timer.cancel()
+            resumed.resume()
+        }
+        // Active before anything can cancel it (an inactive source must not be cancelled and released); should it
+        // fire before the continuation exists, `Resumption` resumes that at once.
+        timer.activate()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 resumed.set(continuation)
-                queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { resumed.resume() }
             }
         } onCancel: {
+            timer.cancel()
             resumed.resume()
         }
     }
