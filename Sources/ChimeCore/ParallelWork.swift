@@ -22,8 +22,11 @@ public enum ParallelWork {
             let finished = DispatchGroup()
             for _ in 1..<width {
                 finished.enter()
+                // The thread object outlives the work: it gets the work through a job that lets go of it once done,
+                // before `finished` says so, so that `body` does not escape this call.
+                let job = Job(work)
                 let thread = Thread {
-                    work()
+                    job.run()
                     finished.leave()
                 }
                 thread.name = "chime-work"
@@ -31,6 +34,21 @@ public enum ParallelWork {
             }
             work()
             finished.wait()
+        }
+    }
+
+    /// Work handed to a thread, dropped as soon as it has run.
+    private final class Job: @unchecked Sendable {
+        private var work: (@Sendable () -> Void)?
+
+        init(_ work: @escaping @Sendable () -> Void) {
+            self.work = work
+        }
+
+        func run() {
+            let work = self.work
+            self.work = nil
+            work?()
         }
     }
 
