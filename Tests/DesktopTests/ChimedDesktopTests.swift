@@ -33,6 +33,27 @@ struct ChimedDesktopTests {
         return (process, notify)
     }
 
+    /// The `Notify` calls the recording server got, once there are `count` of them (or after 20 s).
+    static func notifyCalls(_ server: DBusFixture, _ count: Int) -> [[String: Any]] {
+        server.waitForRecords(timeout: .seconds(20)) { records in
+            records.filter { $0["method"] as? String == "Notify" }.count >= count
+        }.filter { $0["method"] as? String == "Notify" }
+    }
+
+    /// Has the recording server emit `ActionInvoked` for `bubble`, as a user choosing `key` would.
+    static func choose(_ key: String, on bubble: Int, bus: PrivateSessionBus) async throws {
+        let control = try BusConnection(address: bus.address, label: "chime.test.control")
+        defer { control.close() }
+        try await control.call(
+            destination: "org.freedesktop.Notifications", path: "/org/chime/Test", interface: "org.chime.Test.Control",
+            member: "EmitActionInvoked",
+            arguments: { writer in
+                try writer.append(.uint32(UInt32(bubble)))
+                try writer.append(key)
+            }
+        ) { _ in }
+    }
+
     @Test func aSnoozedBubbleComesBackAfterSnoozeSec() async throws {
         let directory = try TemporaryDirectory(prefix: "chimed-desktop")
         defer { directory.remove() }
@@ -63,12 +84,7 @@ struct ChimedDesktopTests {
         process.signal(SIGHUP)
         try #require(notify.receive(until: { $0.contains("READY=1") }, timeout: 20).last?.contains("READY=1") == true)
 
-        func notifyCalls(_ count: Int) -> [[String: Any]] {
-            server.waitForRecords(timeout: .seconds(20)) { records in
-                records.filter { $0["method"] as? String == "Notify" }.count >= count
-            }.filter { $0["method"] as? String == "Notify" }
-        }
-        let first = try #require(notifyCalls(1).first, "no Notify; chimed: \(process.standardError)")
+        let first = try #require(Self.notifyCalls(server, 1).first, "no Notify; chimed: \(process.standardError)")
         #expect(first["app_name"] as? String == "chime")
         #expect(first["replaces_id"] as? Int == 0)
         #expect(first["summary"] as? String == "Exam: Linear Algebra")
@@ -80,19 +96,10 @@ struct ChimedDesktopTests {
         #expect(firstTime >= Double(due) - 0.01)
 
         let bubble = try #require(first["id"] as? Int)
-        let control = try BusConnection(address: bus.address, label: "chime.test.control")
-        defer { control.close() }
         let chosen = Date().timeIntervalSince1970
-        try await control.call(
-            destination: "org.freedesktop.Notifications", path: "/org/chime/Test", interface: "org.chime.Test.Control",
-            member: "EmitActionInvoked",
-            arguments: { writer in
-                try writer.append(.uint32(UInt32(bubble)))
-                try writer.append("snooze")
-            }
-        ) { _ in }
+        try await Self.choose("snooze", on: bubble, bus: bus)
 
-        let calls = notifyCalls(2)
+        let calls = Self.notifyCalls(server, 2)
         try #require(calls.count == 2, "no second Notify; chimed: \(process.standardError)")
         let again = calls[1]
         #expect(again["summary"] as? String == "Exam: Linear Algebra")
@@ -144,22 +151,10 @@ struct ChimedDesktopTests {
         process.signal(SIGHUP)
         try #require(notify.receive(until: { $0.contains("READY=1") }, timeout: 20).last?.contains("READY=1") == true)
 
-        let calls = server.waitForRecords(timeout: .seconds(20)) { records in
-            records.filter { $0["method"] as? String == "Notify" }.count >= 2
-        }.filter { $0["method"] as? String == "Notify" }
+        let calls = Self.notifyCalls(server, 2)
         try #require(calls.count == 2, "chimed: \(process.standardError)")
         let bubble = try #require(calls[1]["id"] as? Int)
-
-        let control = try BusConnection(address: bus.address, label: "chime.test.control")
-        defer { control.close() }
-        try await control.call(
-            destination: "org.freedesktop.Notifications", path: "/org/chime/Test", interface: "org.chime.Test.Control",
-            member: "EmitActionInvoked",
-            arguments: { writer in
-                try writer.append(.uint32(UInt32(bubble)))
-                try writer.append("open")
-            }
-        ) { _ in }
+        try await Self.choose("open", on: bubble, bus: bus)
         let deadline = ContinuousClock.now + .seconds(20)
         while !FileManager.default.fileExists(atPath: output + ".json") && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))

@@ -377,13 +377,16 @@ public final class Scheduler: @unchecked Sendable {
                 trigger: entry.notification.trigger, backends: entry.notification.backends)
         }
         scheduled.sort { ($0.next, $0.id) < ($1.next, $1.id) }
-        var busy = [Bool](repeating: false, count: entries.count)
-        for item in queue.items { busy[item.entry] = true }
+        // Runs after fires: the scan of the whole schedule only when something has nothing left to fire.
         var idle: [String] = []
-        for index in entries.indices where !busy[index] && idle.count < limit {
-            idle.append(entries[index].notification.id)
+        if entries.count > queue.count {
+            var busy = [Bool](repeating: false, count: entries.count)
+            for item in queue.items { busy[item.entry] = true }
+            for index in entries.indices where !busy[index] && idle.count < limit {
+                idle.append(entries[index].notification.id)
+            }
+            idle.sort()
         }
-        idle.sort()
         return Status(
             scheduled: scheduled, scheduledCount: queue.count, idle: idle, idleCount: entries.count - queue.count)
     }
