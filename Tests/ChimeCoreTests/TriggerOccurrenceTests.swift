@@ -107,6 +107,30 @@ import Testing
         #expect(next == Self.date("2026-11-30T11:00:00Z"))
     }
 
+    @Test func countOverMergedSourcesFollowsItsWindowAndChanges() {
+        // Count= over calendar events and instants: the last allowed occurrence is found once per window start.
+        var trigger = Self.trigger("OnCalendar=*-*-* 12:00\nAt=2026-12-01 09:00\nCount=3")
+        let early = DeliveryHistory(firstSeen: Self.date("2026-12-01T00:00:00Z"))
+        let later = DeliveryHistory(firstSeen: Self.date("2026-12-05T00:00:00Z"))
+        func all(_ trigger: Trigger, _ history: DeliveryHistory) -> [String] {
+            trigger.occurrences(after: history.firstSeen, history: history, systemZone: Self.berlin, limit: 10)
+                .map { Timestamp.iso8601($0) }
+        }
+        #expect(all(trigger, early) == ["2026-12-01T08:00:00Z", "2026-12-01T11:00:00Z", "2026-12-02T11:00:00Z"])
+        // Seen first on another day, the same trigger counts from there (the At= instant is then before it).
+        #expect(all(trigger, later) == ["2026-12-05T11:00:00Z", "2026-12-06T11:00:00Z", "2026-12-07T11:00:00Z"])
+        #expect(all(trigger, early).count == 3)
+        // A copy with another Count= does not reuse what the original found; the original keeps its own.
+        let original = trigger
+        trigger.count = 1
+        #expect(all(trigger, early) == ["2026-12-01T08:00:00Z"])
+        #expect(all(original, early).count == 3)
+        // Asked from far inside the window, the answer is the same as walking: nothing after the third.
+        #expect(
+            original.nextOccurrence(after: Self.date("2026-12-02T11:00:00Z"), history: early, systemZone: Self.berlin)
+                == nil)
+    }
+
     @Test func countOverMillionsStaysFast() {
         // The Every= fast path computes the k-th occurrence directly.
         let trigger = Self.trigger("Every=1s\nFrom=2026-01-01 00:00 UTC\nCount=100000000")

@@ -139,23 +139,38 @@ public struct ScheduledNotification: Sendable, Equatable {
 /// to `Until=` (inclusive), of which `Count=` keeps the first N.
 public struct Trigger: Sendable, Equatable {
     /// `At=`: one-shot instants.
-    public var instants: [Date] = []
+    public var instants: [Date] = [] {
+        didSet { resetCountLimit() }
+    }
     /// `OnCalendar=`: calendar events, read in `timeZone` unless they name a zone.
-    public var calendars: [CalendarSpec] = []
+    public var calendars: [CalendarSpec] = [] {
+        didSet { resetCountLimit() }
+    }
     /// `Every=`: the repeat interval, in microseconds.
-    public var interval: Timespan?
+    public var interval: Timespan? {
+        didSet { resetCountLimit() }
+    }
     /// `From=`: the anchor of `Every=` and the start of the window.
     public var from: Date?
     /// `Count=`: how many occurrences there are at most.
-    public var count: Int?
+    public var count: Int? {
+        didSet { resetCountLimit() }
+    }
     /// `Until=`: no occurrence after this instant.
     public var until: Date?
     /// `TimeZone=`: the zone of wall-clock times without a zone of their own; `nil` means the system zone.
     public var timeZone: ZoneRules?
     /// `Persistent=`: deliver once, late, what was missed while the daemon was not running.
     public var isPersistent = false
+    /// The last occurrence `Count=` allows, once found: only for a trigger whose occurrences merge several sources
+    /// (where finding it means walking the sequence from its start); shared by copies, made anew on a change.
+    var countLimit: CountLimit?
 
     public init() {}
+
+    private mutating func resetCountLimit() {
+        countLimit = count != nil && !(calendars.isEmpty && instants.isEmpty) ? CountLimit() : nil
+    }
 
     public static func == (a: Trigger, b: Trigger) -> Bool {
         a.instants == b.instants && a.calendars == b.calendars && a.interval == b.interval && a.from == b.from

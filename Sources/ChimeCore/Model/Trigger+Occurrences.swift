@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What the schedule remembers about a notification between runs; it shapes the occurrences.
 public struct DeliveryHistory: Sendable, Equatable {
@@ -62,16 +63,23 @@ extension Trigger {
             let next = anchor + index * step
             return next <= windowEnd ? next : nil
         }
-        // Count= over a merged sequence: walk it from the window's start.
-        var position = windowStart
-        for _ in 0..<count {
-            guard let next = earliest(atOrAfter: position, zone: zone, history: history), next <= windowEnd else {
-                return nil
+        // Count= over a merged sequence: its last occurrence is found by walking the sequence from the window's
+        // start, once for each window start and zone; after that, a call costs what one without Count= does.
+        let walk = { () -> Int64? in
+            var position = windowStart
+            var last: Int64?
+            for _ in 0..<count {
+                guard let next = earliest(atOrAfter: position, zone: zone, history: history) else { break }
+                last = next
+                position = next + 1
             }
-            if next > after { return next }
-            position = next + 1
+            return last
         }
-        return nil
+        let last = countLimit?.lastOccurrence(windowStart: windowStart, zone: zone, walk: walk) ?? walk()
+        guard let last, let next = earliest(atOrAfter: max(after + 1, windowStart), zone: zone, history: history),
+            next <= min(last, windowEnd)
+        else { return nil }
+        return next
     }
 
     private var intervalMicroseconds: Int64? {
@@ -113,5 +121,27 @@ extension Trigger {
             if !overflow1 && !overflow2 { consider(value) }
         }
         return best
+    }
+}
+
+/// The last occurrence a `Count=` allows, for the window start and zone it was found for: a notification keeps its
+/// trigger for as long as it is scheduled, and asks for its next occurrence at every fire.
+final class CountLimit: Sendable {
+    private struct Found {
+        var windowStart: Int64
+        /// Held, not just compared by name: an updated tzdata gives other rules under the same name.
+        var zone: ZoneRules
+        var last: Int64?
+    }
+
+    private let found = Mutex<Found?>(nil)
+
+    func lastOccurrence(windowStart: Int64, zone: ZoneRules, walk: () -> Int64?) -> Int64? {
+        if let known = found.withLock({ $0 }), known.windowStart == windowStart, known.zone.isSame(as: zone) {
+            return known.last
+        }
+        let last = walk()
+        found.withLock { $0 = Found(windowStart: windowStart, zone: zone, last: last) }
+        return last
     }
 }

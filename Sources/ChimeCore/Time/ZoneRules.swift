@@ -50,6 +50,11 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         var abbreviation: String
     }
 
+    /// Whether `other` is this very zone as loaded (a copy of it), not merely one of the same name.
+    func isSame(as other: ZoneRules) -> Bool {
+        storage === other.storage
+    }
+
     /// The name this zone was loaded by (`Europe/Berlin`, `UTC`, or a POSIX TZ string).
     public var name: String { storage.name }
     /// Instants (seconds since the epoch) at which the local time type changes, ascending.
