@@ -34,6 +34,8 @@ public final class Daemon: @unchecked Sendable {
     private var isRebuilding = false
     private var rebuildPending = false
     private var rebuildCount = 0
+    /// The generators' part of the installed schedule, lent to the next rebuild.
+    private var generatorReuse: GeneratorReuse?
     private var lastRebuild: Date?
     /// When the load of the last finished rebuild began: `chimectl` waits for one that began after its request.
     private var lastLoadStarted: Date?
@@ -81,13 +83,14 @@ public final class Daemon: @unchecked Sendable {
     /// to runtime requests, which are whole files of their own.
     public static func sources(
         options: DaemonOptions, environment: [String: String],
-        configuration: DaemonConfiguration = DaemonConfiguration()
+        configuration: DaemonConfiguration = DaemonConfiguration(), generatorReuse: GeneratorReuse? = nil
     ) -> [any ScheduleSource] {
         [
             NotificationDirectorySource(directories: options.configDirectories),
             GeneratorSource(
                 directories: options.configDirectories, environment: environment,
-                timeout: configuration.generatorTimeout, outputLimit: configuration.generatorOutputLimit),
+                timeout: configuration.generatorTimeout, outputLimit: configuration.generatorOutputLimit,
+                reuse: generatorReuse),
             NotificationDirectorySource(directories: [options.addedDirectory], role: "directory of runtime requests"),
         ]
     }
@@ -154,11 +157,14 @@ public final class Daemon: @unchecked Sendable {
         let tz = environment["TZ"]
         let clock = self.clock
         let directories = options.configDirectories
+        let generatorReuse = self.generatorReuse
         loadQueue.async {
             let started = clock.now()
             let configuration = DaemonConfiguration.load(directories: directories)
             let loader = ScheduleLoader(
-                sources: Self.sources(options: options, environment: environment, configuration: configuration))
+                sources: Self.sources(
+                    options: options, environment: environment, configuration: configuration,
+                    generatorReuse: generatorReuse))
             let zone = LocalZone.resolve(tz: tz)
             let result = Result { () throws(ScheduleLoadError) in try loader.load(systemZone: zone) }
             self.queue.async {
@@ -219,6 +225,7 @@ public final class Daemon: @unchecked Sendable {
         case .success(let loaded):
             readBadge()
             scheduler.install(loaded)
+            generatorReuse = GeneratorReuse(loaded)
             saveBadgeIfChanged()
             lastRebuild = clock.now()
             problems = loaded.problems.map(\.description)

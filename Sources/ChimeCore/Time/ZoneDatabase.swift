@@ -25,6 +25,41 @@ public struct ZoneDatabase: Sendable {
         self.cache = cache
     }
 
+    /// What a database made by `cachingLookups()` has looked up so far: the answers a load was given.
+    public struct Lookups: Sendable {
+        var validity: [String: Bool] = [:]
+        var rules: [String: Result<ZoneRules, ZoneError>] = [:]
+
+        /// None: what a load that looked nothing up was told.
+        public init() {}
+
+        init(validity: [String: Bool], rules: [String: Result<ZoneRules, ZoneError>]) {
+            self.validity = validity
+            self.rules = rules
+        }
+    }
+
+    /// What this caching database has looked up; empty for one that does not cache.
+    public var lookups: Lookups {
+        cache?.lookups ?? Lookups()
+    }
+
+    /// Whether this database answers every lookup of `earlier` as it was answered then (the same validity, the
+    /// same rules): what was loaded with those answers would load the same now.
+    public func answersAlike(_ earlier: Lookups) -> Bool {
+        for (name, valid) in earlier.validity where isValidName(name) != valid {
+            return false
+        }
+        for (name, result) in earlier.rules {
+            switch (result, Result { () throws(ZoneError) in try rules(named: name) }) {
+            case (.success(let old), .success(let new)) where old.hasSameRules(as: new): continue
+            case (.failure(let old), .failure(let new)) where old == new: continue
+            default: return false
+            }
+        }
+        return true
+    }
+
     /// Whether `name` is a zone name systemd accepts: `UTC`, or a relative path of letters, digits, `-`, `_`, `+`
     /// and single `/` separators naming an installed TZif file.
     public func isValidName(_ name: String) -> Bool {
@@ -108,6 +143,10 @@ public struct ZoneDatabase: Sendable {
 
         private let lock = NSLock()
         private var tables = Tables()
+
+        var lookups: Lookups {
+            lock.withLock { Lookups(validity: tables.validity, rules: tables.rules) }
+        }
 
         func value<Value>(
             for name: String, in table: WritableKeyPath<Tables, [String: Value]>, lookUp: () -> Value

@@ -55,6 +55,18 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         storage === other.storage
     }
 
+    /// Whether `other` has the same name and gives every instant the same offset, flag and abbreviation: the same
+    /// zone, possibly read again from an unchanged file.
+    public func hasSameRules(as other: ZoneRules) -> Bool {
+        let a = storage
+        let b = other.storage
+        return a === b
+            || (a.name == b.name && a.transitions == b.transitions && a.transitionTypes == b.transitionTypes
+                && a.types == b.types && a.initialType == b.initialType
+                && a.standardAbbreviation == b.standardAbbreviation
+                && a.daylightAbbreviation == b.daylightAbbreviation && a.leapSeconds == b.leapSeconds)
+    }
+
     /// The name this zone was loaded by (`Europe/Berlin`, `UTC`, or a POSIX TZ string).
     public var name: String { storage.name }
     /// Instants (seconds since the epoch) at which the local time type changes, ascending.

@@ -24,6 +24,9 @@ public struct GeneratorSource: ScheduleSource {
     public var timeout: Duration
     /// The most bytes a generator may print on stdout.
     public var outputLimit: Int
+    /// What the generators printed at the rebuild before, with the notifications it made: a generator that prints
+    /// the same again contributes them without its lines being read again.
+    public var reuse: GeneratorReuse?
     var trust = FileTrust()
 
     public static let defaultTimeout: Duration = .seconds(10)
@@ -31,12 +34,13 @@ public struct GeneratorSource: ScheduleSource {
 
     public init(
         directories: [String], environment: [String: String] = [:], timeout: Duration = defaultTimeout,
-        outputLimit: Int = defaultOutputLimit
+        outputLimit: Int = defaultOutputLimit, reuse: GeneratorReuse? = nil
     ) {
         self.directories = directories
         self.environment = environment
         self.timeout = timeout
         self.outputLimit = outputLimit
+        self.reuse = reuse
     }
 
     /// A generator chosen to run.
@@ -60,9 +64,10 @@ public struct GeneratorSource: ScheduleSource {
                 environment: environment(for: generator), workingDirectory: generator.configDirectory)
             runs.withLock { $0[generator.name] = run }
         }
+        let reusable = reuse.flatMap { $0.readsAlike(loader) ? $0 : nil }
         for generator in generators {
             let run = runs.withLock { $0[generator.name]! }
-            collect(run, of: generator, into: &schedule, loader: loader)
+            collect(run, of: generator, into: &schedule, loader: loader, reusing: reusable?.outputs[generator.path])
         }
     }
 
@@ -148,18 +153,31 @@ public struct GeneratorSource: ScheduleSource {
     // MARK: Results
 
     private func collect(
-        _ run: GeneratorRun, of generator: Generator, into schedule: inout LoadedSchedule, loader: NotificationLoader
+        _ run: GeneratorRun, of generator: Generator, into schedule: inout LoadedSchedule, loader: NotificationLoader,
+        reusing previous: GeneratorReuse.Output?
     ) {
         let location = UnitFileLocation(file: generator.path)
         switch run {
         case .finished(let outcome) where outcome.ending == .exited(status: 0):
-            for (line, result) in GeneratorOutput.validated(parsing: outcome.output, path: generator.path, by: loader) {
-                schedule.problems += result.diagnostics
-                if let notification = result.notification {
-                    schedule.notifications.append(
-                        LoadedNotification(notification: notification, source: generator.path, line: line))
+            let fingerprint = OutputFingerprint(outcome.output)
+            let start = schedule.notifications.count
+            var problems: [UnitFileDiagnostic] = []
+            if let previous, previous.fingerprint == fingerprint {
+                problems = previous.problems
+                schedule.notifications += previous.notifications
+            } else {
+                let results = GeneratorOutput.validated(parsing: outcome.output, path: generator.path, by: loader)
+                for (line, result) in results {
+                    problems += result.diagnostics
+                    if let notification = result.notification {
+                        schedule.notifications.append(
+                            LoadedNotification(notification: notification, source: generator.path, line: line))
+                    }
                 }
             }
+            schedule.problems += problems
+            schedule.generatorOutputs[generator.path] = GeneratorOutputRecord(
+                fingerprint: fingerprint, problems: problems, notifications: start..<schedule.notifications.count)
             if let errors = outcome.quotedStandardError() {
                 schedule.problems.append(
                     UnitFileDiagnostic(.warning, at: location, "Generator wrote to stderr: \(errors)."))

@@ -23,6 +23,10 @@ public struct LoadedSchedule: Sendable {
     public var problems: [UnitFileDiagnostic] = []
     /// The zone of wall-clock times without a zone of their own, as it was when loading.
     public var systemZone: ZoneRules
+    /// Each generator's contribution, by path, for `GeneratorReuse`.
+    var generatorOutputs: [String: GeneratorOutputRecord] = [:]
+    /// The zones the load looked up, and what it was told.
+    var zoneLookups = ZoneDatabase.Lookups()
 
     public init(systemZone: ZoneRules) {
         self.systemZone = systemZone
@@ -129,12 +133,15 @@ public struct ScheduleLoader: Sendable {
         for source in sources {
             try source.load(into: &schedule, loader: loader)
         }
+        schedule.zoneLookups = loader.zones.lookups
         var seen = Set<String>(minimumCapacity: schedule.notifications.count)
         // Duplicates are rare: look for one before copying every entry through the filter.
         guard schedule.notifications.contains(where: { !seen.insert($0.notification.id).inserted }) else {
             return schedule
         }
         seen.removeAll(keepingCapacity: true)
+        // The generators' ranges of notifications no longer hold; the next rebuild reads them again.
+        schedule.generatorOutputs = [:]
         schedule.notifications = schedule.notifications.filter { entry in
             if seen.insert(entry.notification.id).inserted { return true }
             schedule.problems.append(

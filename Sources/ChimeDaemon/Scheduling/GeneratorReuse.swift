@@ -1,0 +1,64 @@
+import ChimeCore
+
+/// What the generators contributed to the schedule in place, kept so that the next rebuild can take a generator's
+/// notifications as they are when it prints exactly the same bytes again.
+///
+/// A rebuild still runs every generator, but reading and validating a million unchanged lines was most of its cost,
+/// and they would load the same: the loader is a pure function of a line, the system zone and the zone files. So a
+/// generator's notifications (and the problems of its lines) are reused when
+/// - its output has the same length and the same hash (`Hasher`, whose seed is random for each process, so output
+///   cannot be made to collide on purpose), and
+/// - the zones read then read the same now: the system zone, and every zone name the load looked up (an updated
+///   tzdata or another `/etc/localtime` makes every generator's lines be read again).
+///
+/// The notifications are a slice of the installed schedule's array, which the scheduler holds too: keeping them
+/// costs no memory of its own.
+public struct GeneratorReuse: Sendable {
+    struct Output: Sendable {
+        var fingerprint: OutputFingerprint
+        var problems: [UnitFileDiagnostic]
+        var notifications: ArraySlice<LoadedNotification>
+    }
+
+    var outputs: [String: Output] = [:]
+    var systemZone: ZoneRules
+    var zoneLookups: ZoneDatabase.Lookups
+
+    /// What `loaded` can lend the next rebuild; `nil` when no generator contributed to it.
+    public init?(_ loaded: LoadedSchedule) {
+        guard !loaded.generatorOutputs.isEmpty else { return nil }
+        systemZone = loaded.systemZone
+        zoneLookups = loaded.zoneLookups
+        for (path, record) in loaded.generatorOutputs {
+            outputs[path] = Output(
+                fingerprint: record.fingerprint, problems: record.problems,
+                notifications: loaded.notifications[record.notifications])
+        }
+    }
+
+    /// Whether what was loaded then would be read the same by `loader`.
+    func readsAlike(_ loader: NotificationLoader) -> Bool {
+        systemZone.hasSameRules(as: loader.systemZone) && loader.zones.answersAlike(zoneLookups)
+    }
+}
+
+/// The length and hash of what a generator printed.
+struct OutputFingerprint: Equatable, Sendable {
+    var byteCount: Int
+    var hash: Int
+
+    init(_ output: [UInt8]) {
+        byteCount = output.count
+        var hasher = Hasher()
+        output.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hash = hasher.finalize()
+    }
+}
+
+/// What one generator contributed to a load: its output's fingerprint, the problems of its lines, and where its
+/// notifications are in the loaded array.
+struct GeneratorOutputRecord: Sendable {
+    var fingerprint: OutputFingerprint
+    var problems: [UnitFileDiagnostic]
+    var notifications: Range<Int>
+}

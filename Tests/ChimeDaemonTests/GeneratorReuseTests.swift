@@ -1,0 +1,101 @@
+import ChimeTestSupport
+import Foundation
+import Testing
+
+@testable import ChimeCore
+@testable import ChimeDaemon
+
+/// `GeneratorReuse`: a rebuild takes a generator's notifications from the rebuild before when it printed the same
+/// bytes and the zones read the same, and reads its lines again otherwise.
+@Suite struct GeneratorReuseTests {
+    static let berlin = try! ZoneDatabase.system.rules(named: "Europe/Berlin")
+
+    /// A configuration directory with one generator, and a zone database of its own whose `Test/Zone` can change.
+    struct Setup {
+        let directory: TemporaryDirectory
+        var zones: ZoneDatabase { ZoneDatabase(directory: directory.path + "/zoneinfo") }
+
+        init() throws {
+            directory = try TemporaryDirectory(prefix: "chime-generator-reuse")
+            try setZone("Asia/Tokyo")
+        }
+
+        /// Makes `Test/Zone` a copy of the installed zone `name`.
+        func setZone(_ name: String) throws {
+            let data = try Data(contentsOf: URL(fileURLWithPath: "/usr/share/zoneinfo/" + name))
+            let folder = directory.path + "/zoneinfo/Test"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try data.write(to: URL(fileURLWithPath: folder + "/Zone"))
+        }
+
+        /// The generator prints `lines`, and a warning on stderr.
+        func prints(_ lines: [String]) throws {
+            let body = lines.map { "echo '\($0)'" }.joined(separator: "\n")
+            try directory.write("generators.d/g", "#!/bin/sh\necho 'a note' >&2\n" + body + "\n", permissions: 0o755)
+        }
+
+        func load(systemZone: ZoneRules = GeneratorReuseTests.berlin, after previous: LoadedSchedule? = nil) throws
+            -> LoadedSchedule
+        {
+            let source = GeneratorSource(
+                directories: [directory.path], reuse: previous.flatMap { GeneratorReuse($0) })
+            return try ScheduleLoader(sources: [source], zones: zones).load(systemZone: systemZone)
+        }
+    }
+
+    static let lines = [
+        #"{"Id":"tokyo","Title":"Tokyo","At":"2027-01-01 12:00","TimeZone":"Test/Zone"}"#,
+        #"{"Id":"local","Title":"Local","At":"2027-01-01 12:00"}"#,
+        #"{"Id":"bad","Title":"Bad","At":"someday"}"#,
+    ]
+
+    static func instants(_ schedule: LoadedSchedule) -> [String: String] {
+        Dictionary(
+            uniqueKeysWithValues: schedule.notifications.map {
+                ($0.notification.id, Timestamp.iso8601($0.notification.trigger.instants[0]))
+            })
+    }
+
+    @Test func theSameOutputIsTakenAsItWasWithItsProblems() throws {
+        let setup = try Setup()
+        defer { setup.directory.remove() }
+        try setup.prints(Self.lines)
+        let first = try setup.load()
+        let second = try setup.load(after: first)
+        #expect(second.notifications.map(\.notification) == first.notifications.map(\.notification))
+        #expect(second.notifications.map(\.line) == [1, 2])
+        #expect(second.problems.map(\.description) == first.problems.map(\.description))
+        #expect(second.problems.count == 2)  // the bad line, and the stderr of this run
+        // Taken, not read again: the very zone loaded the first time.
+        let zones = [first, second].map { $0.notifications[0].notification.trigger.timeZone! }
+        #expect(zones[0].isSame(as: zones[1]))
+        // Without what the first load lent, the lines are read again.
+        let fresh = try setup.load()
+        #expect(!fresh.notifications[0].notification.trigger.timeZone!.isSame(as: zones[0]))
+    }
+
+    @Test func otherOutputIsReadAgain() throws {
+        let setup = try Setup()
+        defer { setup.directory.remove() }
+        try setup.prints(Self.lines)
+        let first = try setup.load()
+        try setup.prints(Self.lines.map { $0.replacingOccurrences(of: "12:00", with: "13:00") })
+        let second = try setup.load(after: first)
+        #expect(Self.instants(second) == ["tokyo": "2027-01-01T04:00:00Z", "local": "2027-01-01T12:00:00Z"])
+    }
+
+    @Test func aChangedZoneFileOrSystemZoneMakesTheLinesBeReadAgain() throws {
+        let setup = try Setup()
+        defer { setup.directory.remove() }
+        try setup.prints(Self.lines)
+        let first = try setup.load()
+        #expect(Self.instants(first) == ["tokyo": "2027-01-01T03:00:00Z", "local": "2027-01-01T11:00:00Z"])
+        // tzdata changed the rules of a zone a line names: same output, other instants.
+        try setup.setZone("Europe/Lisbon")
+        let second = try setup.load(after: first)
+        #expect(Self.instants(second) == ["tokyo": "2027-01-01T12:00:00Z", "local": "2027-01-01T11:00:00Z"])
+        // The system zone changed: the line without TimeZone= moves.
+        let third = try setup.load(systemZone: .utc, after: second)
+        #expect(Self.instants(third) == ["tokyo": "2027-01-01T12:00:00Z", "local": "2027-01-01T12:00:00Z"])
+    }
+}
