@@ -48,7 +48,6 @@ public struct ScheduledNotification: Sendable, Equatable {
         var actionCommands: [String: [String]] = [:]
         var snooze: Duration = .seconds(600)
         var badge: BadgeChange?
-        var info: [(key: String, value: String)] = []
         var backends: [String] = []
     }
 
@@ -63,6 +62,12 @@ public struct ScheduledNotification: Sendable, Equatable {
     }
 
     private var extrasBox: ExtrasBox?
+    /// `info`, packed into one string (often short enough to need no allocation of its own): most notifications
+    /// of a large generated schedule carry a pair or two, and as an array of pairs they cost some 200 bytes each.
+    private var packedInfo = PackedPairs()
+
+    /// Whether every rarely set key has its default, so that nothing is kept out of line.
+    var extrasAreDefault: Bool { extrasBox == nil }
 
     private var extras: Extras {
         get { extrasBox?.value ?? Extras() }
@@ -108,8 +113,8 @@ public struct ScheduledNotification: Sendable, Equatable {
     }
     /// `Info=KEY=VALUE` pairs in file order: the userInfo of the iOS API.
     public var info: [(key: String, value: String)] {
-        get { extras.info }
-        set { extras.info = newValue }
+        get { packedInfo.pairs }
+        set { packedInfo = PackedPairs(newValue) }
     }
     /// Backend names from `Deliver=`; empty means the daemon's default.
     public var backends: [String] {
@@ -181,5 +186,36 @@ public struct Trigger: Sendable, Equatable {
     /// Whether the trigger fires at most once in total.
     public var isOneShot: Bool {
         calendars.isEmpty && interval == nil && instants.count <= 1
+    }
+}
+
+/// Key–value pairs in one string, each string written as its length in UTF-8 bytes, `:`, and its bytes (`4:kind5:bench`
+/// for `kind=bench`), so that any text round-trips.
+struct PackedPairs: Sendable, Equatable {
+    private var text = ""
+
+    init() {}
+
+    init(_ pairs: [(key: String, value: String)]) {
+        for (key, value) in pairs {
+            for part in [key, value] {
+                text += String(part.utf8.count)
+                text += ":"
+                text += part
+            }
+        }
+    }
+
+    var pairs: [(key: String, value: String)] {
+        var parts: [String] = []
+        var utf8 = text.utf8[...]
+        while let colon = utf8.firstIndex(of: UInt8(ascii: ":")) {
+            let length = utf8[..<colon].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+            let start = utf8.index(after: colon)
+            let end = utf8.index(start, offsetBy: length)
+            parts.append(String(decoding: utf8[start..<end], as: UTF8.self))
+            utf8 = utf8[end...]
+        }
+        return stride(from: 0, to: parts.count - 1, by: 2).map { (key: parts[$0], value: parts[$0 + 1]) }
     }
 }
