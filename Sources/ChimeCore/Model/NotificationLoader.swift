@@ -288,6 +288,8 @@ private struct Reader {
         }
         if let entry = single("Enabled", in: section) { notification.isEnabled = boolean(entry) ?? true }
         readActions(into: &notification)
+        // Gathered first and set once: the notification keeps the pairs packed.
+        var info: [(key: String, value: String)] = []
         for entry in unit.values(for: "Info", in: section) {
             guard let equals = entry.value.firstIndex(of: "="), Self.isValidInfoKey(entry.value[..<equals]) else {
                 error(
@@ -297,9 +299,10 @@ private struct Reader {
             }
             let key = String(entry.value[..<equals])
             let value = String(entry.value[entry.value.index(after: equals)...])
-            notification.info.removeAll { $0.key == key }
-            notification.info.append((key, value))
+            info.removeAll { $0.key == key }
+            info.append((key, value))
         }
+        if !info.isEmpty { notification.info = info }
         for entry in unit.values(for: "Deliver", in: section) {
             do {
                 for name in try entry.words() where !notification.backends.contains(name) {
