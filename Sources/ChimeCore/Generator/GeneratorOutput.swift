@@ -253,8 +253,7 @@ private struct LineReader {
             !utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 })
         {
             return UnitFileEntry(
-                key: key, value: text, location: location(keyColumn), valueLocation: location(column),
-                valueSegments: [.init(offset: 0, line: number, column: column)])
+                key: key, value: text, location: location(keyColumn), valueLocation: location(column))
         }
         if text.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) {
             error(column, "\"\(key)\" cannot hold a line break or NUL: the values of a notification are single lines.")
@@ -269,7 +268,6 @@ private struct LineReader {
         }
         let valueColumn = column + leading
         return UnitFileEntry(
-            key: key, value: String(trimmed), location: location(keyColumn), valueLocation: location(valueColumn),
-            valueSegments: [.init(offset: 0, line: number, column: valueColumn)])
+            key: key, value: String(trimmed), location: location(keyColumn), valueLocation: location(valueColumn))
     }
 }

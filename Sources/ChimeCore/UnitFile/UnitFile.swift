@@ -99,9 +99,10 @@ public struct UnitFileEntry: Hashable, Sendable {
     public var location: UnitFileLocation
     /// Where the value starts; for an empty value, just after the `=`.
     public var valueLocation: UnitFileLocation
-    /// Where each physical line's part of the value starts, so that a position inside a continued value can be
-    /// located. The first element starts at offset 0.
-    var valueSegments: [ValueSegment]
+    /// Where each further physical line's part of a continued value starts, so that a position inside it can be
+    /// located; empty for a value on one line (nearly all: no allocation for them), which starts at
+    /// `valueLocation`.
+    var continuations: [ValueSegment] = []
 
     /// The part of a value that lies on one physical line.
     struct ValueSegment: Hashable, Sendable {
@@ -113,7 +114,9 @@ public struct UnitFileEntry: Hashable, Sendable {
 
     /// Where the Unicode scalar at `offset` of `value` is in the file, following continuation lines.
     func location(ofValueOffset offset: Int) -> UnitFileLocation {
-        let segment = valueSegments.last { $0.offset <= offset } ?? valueSegments[0]
+        let segment =
+            continuations.last { $0.offset <= offset }
+            ?? ValueSegment(offset: 0, line: valueLocation.line ?? 0, column: valueLocation.column ?? 1)
         return UnitFileLocation(
             file: location.file, line: segment.line, column: segment.column + offset - segment.offset)
     }

@@ -158,7 +158,7 @@ struct UnitFileParser {
                 value: text.string(valueStart..<range.upperBound),
                 location: text.location(of: range.lowerBound),
                 valueLocation: text.location(of: valueStart),
-                valueSegments: text.segments(from: valueStart))
+                continuations: text.continuations(from: valueStart))
             file.sections[file.sections.count - 1].entries.append(entry)
         }
     }
@@ -251,10 +251,10 @@ extension UnitFileParser {
             return UnitFileLocation(file: path, line: line, column: column)
         }
 
-        /// The segments of the value that starts at `start`, with offsets relative to it.
-        func segments(from start: Int) -> [UnitFileEntry.ValueSegment] {
-            let (line, column) = position(of: start)
-            var result = [UnitFileEntry.ValueSegment(offset: 0, line: line, column: column)]
+        /// The segments of the value that starts at `start` on the lines after its first, with offsets relative
+        /// to it.
+        func continuations(from start: Int) -> [UnitFileEntry.ValueSegment] {
+            var result: [UnitFileEntry.ValueSegment] = []
             for segment in segments where segment.offset > start {
                 result.append(.init(offset: segment.offset - start, line: segment.line, column: 1))
             }
