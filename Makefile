@@ -2,7 +2,8 @@
 #
 #   make run       install what is missing, build, run on the example configuration
 #   make test      install what is missing, build with warnings as errors, lint, run every test
-#   make install   PREFIX=/usr/local DESTDIR= : binaries, man pages, example configuration, systemd units and catalog
+#   make install   PREFIX=/usr/local DESTDIR= : binaries, man pages, example configuration, systemd units, catalog
+#                  and the user chime
 #   make bench     release build and the benchmark suite
 
 PREFIX ?= /usr/local
@@ -11,6 +12,8 @@ BINDIR = $(PREFIX)/bin
 MANDIR = $(PREFIX)/share/man
 DATADIR = $(PREFIX)/share/chime
 SYSTEMDDIR = $(PREFIX)/lib/systemd
+SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
+DOCDIR = $(PREFIX)/share/doc/chime
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 # Release binaries carry the Swift runtime and Foundation inside: they start in half the time (no dozen shared
@@ -25,8 +28,9 @@ BENCH_PACKAGES = cron
 # systemd-container: systemd-nspawn boots a real systemd for the end-to-end test (Tests/E2E/systemd-e2e).
 # openssl: the webhook tests make a self-signed certificate for an HTTPS server that must be refused.
 # dbus-daemon, python3-dbus, python3-gi: a private session bus and the recording notification server (Tests/Fixtures).
+# dbus-user-session: the session bus (dbus.socket) of the user manager in the end-to-end test's container.
 # dunst, xvfb, imagemagick, tesseract-ocr: a real notification daemon on a virtual display, photographed and read back.
-TEST_PACKAGES = systemd systemd-container tzdata python3 openssl dbus-daemon python3-dbus python3-gi \
+TEST_PACKAGES = systemd systemd-container tzdata python3 openssl dbus-daemon dbus-user-session python3-dbus python3-gi \
 	dunst xvfb imagemagick tesseract-ocr
 
 .PHONY: all build release e2e-binary run test check lint deps deps-build deps-test deps-bench config-modes install install-systemd \
@@ -51,9 +55,11 @@ build: deps-build
 release: deps-build
 	$(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS)
 
-# The chimed that the end-to-end test boots in a container: no Swift runtime there, so the standard library is linked in.
+# The chimed and chimectl that the end-to-end test boots in a container: no Swift runtime there, so the standard
+# library is linked in.
 e2e-binary: deps-build
 	$(SWIFT) build -c release --static-swift-stdlib --product chimed $(SWIFT_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product chimectl $(SWIFT_FLAGS)
 
 # chimed refuses configuration and generators that its group or others can write; git keeps only the x bit, so
 # a checkout made with umask 002 needs this before the examples can be used.
@@ -91,37 +97,44 @@ bench: release deps-bench
 
 install: release install-systemd
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
-		$(DESTDIR)$(DATADIR)/examples/generators.d
+		$(DESTDIR)$(DATADIR)/examples/generators.d $(DESTDIR)$(DOCDIR)
 	install -m 0755 .build/release/chimectl $(DESTDIR)$(BINDIR)/chimectl
 	install -m 0755 .build/release/chimed $(DESTDIR)$(BINDIR)/chimed
 	install -m 0644 man/chimectl.1 $(DESTDIR)$(MANDIR)/man1/chimectl.1
 	install -m 0644 man/chime.notification.5 $(DESTDIR)$(MANDIR)/man5/chime.notification.5
 	install -m 0644 man/chimed.conf.5 $(DESTDIR)$(MANDIR)/man5/chimed.conf.5
 	install -m 0644 man/chimed.8 $(DESTDIR)$(MANDIR)/man8/chimed.8
+	install -m 0644 docs/security.md $(DESTDIR)$(DOCDIR)/security.md
 	install -m 0644 config/*.notification config/chimed.conf config/exams.csv $(DESTDIR)$(DATADIR)/examples/
 	install -m 0755 config/generators.d/* $(DESTDIR)$(DATADIR)/examples/generators.d/
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	.build/release/chimectl completion bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/chimectl
 
-# The units name chimed by its installed path; the catalog is indexed at once unless staged into a DESTDIR.
+# The units name chimed by its installed path; the catalog is indexed, and the user chime that chimed.service runs
+# as is created, at once unless staged into a DESTDIR (a package does both when it is installed).
 install-systemd:
-	install -d $(DESTDIR)$(SYSTEMDDIR)/system $(DESTDIR)$(SYSTEMDDIR)/user $(DESTDIR)$(SYSTEMDDIR)/catalog
+	install -d $(DESTDIR)$(SYSTEMDDIR)/system $(DESTDIR)$(SYSTEMDDIR)/user $(DESTDIR)$(SYSTEMDDIR)/catalog \
+		$(DESTDIR)$(SYSUSERSDIR)
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/chimed.service >$(DESTDIR)$(SYSTEMDDIR)/system/chimed.service
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/user/chimed.service >$(DESTDIR)$(SYSTEMDDIR)/user/chimed.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/system/chimed.service $(DESTDIR)$(SYSTEMDDIR)/user/chimed.service
 	install -m 0644 systemd/chime.catalog $(DESTDIR)$(SYSTEMDDIR)/catalog/chime.catalog
+	install -m 0644 systemd/chime.sysusers $(DESTDIR)$(SYSUSERSDIR)/chime.conf
 	@if [ -z "$(DESTDIR)" ] && command -v journalctl >/dev/null; then journalctl --update-catalog; fi
+	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then \
+		systemd-sysusers $(SYSUSERSDIR)/chime.conf; fi
 
 uninstall: uninstall-systemd
 	rm -f $(DESTDIR)$(BINDIR)/chimectl $(DESTDIR)$(BINDIR)/chimed
 	rm -f $(DESTDIR)$(MANDIR)/man1/chimectl.1 $(DESTDIR)$(MANDIR)/man5/chime.notification.5 \
 		$(DESTDIR)$(MANDIR)/man5/chimed.conf.5 $(DESTDIR)$(MANDIR)/man8/chimed.8
-	rm -rf $(DESTDIR)$(DATADIR)
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/chimectl
 
+# The user chime stays, as users do on Debian when their package goes: files may still belong to it.
 uninstall-systemd:
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/system/chimed.service $(DESTDIR)$(SYSTEMDDIR)/user/chimed.service
-	rm -f $(DESTDIR)$(SYSTEMDDIR)/catalog/chime.catalog
+	rm -f $(DESTDIR)$(SYSTEMDDIR)/catalog/chime.catalog $(DESTDIR)$(SYSUSERSDIR)/chime.conf
 	@if [ -z "$(DESTDIR)" ] && command -v journalctl >/dev/null; then journalctl --update-catalog; fi
 
 clean:

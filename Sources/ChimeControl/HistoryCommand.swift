@@ -28,7 +28,7 @@ struct HistoryCommand: Command {
                                 "title":…,"body":…,"fire_time":…,"last_fire_time":…,"delivered_at":…,"missed":…,
                                 "error":…,"message":…,"info":{…}}, null where an entry lacks the field
           --user                the calling user's instance (entries with _UID= the caller's); otherwise the
-                                system instance (_UID=0)
+                                system instance (_SYSTEMD_UNIT=chimed.service, or _UID=0)
           --directory=DIR       read the journal files in DIR instead of the local journal
           -h, --help            show this help
 
@@ -85,7 +85,8 @@ struct HistoryCommand: Command {
 
     /// The query that the arguments ask for.
     static func query(_ arguments: ParsedArguments, in context: CommandContext) throws(UsageError) -> HistoryQuery {
-        var query = HistoryQuery(uid: arguments.has("user") ? getuid() : 0)
+        let user = arguments.has("user")
+        var query = HistoryQuery(uid: user ? getuid() : 0, unit: user ? nil : "chimed.service")
         if arguments.has("all") { query.kinds = HistoryQuery.allKinds }
         query.ids = arguments.operands
         if let lines = arguments.value("lines") {

@@ -14,6 +14,10 @@ struct HistoryQuery {
     /// The `_UID` of the instance's chimed: 0 for the system instance, the user's own for `--user`. journald
     /// sets `_UID` from the sender's credentials, so another user's process cannot pass for it.
     var uid: UInt32
+    /// The system service whose entries are the instance's too, whatever user it runs as (`chimed.service` runs as
+    /// the user chime); `nil` for a user instance. journald sets `_SYSTEMD_UNIT` from the sender's control group,
+    /// which only the service manager puts processes in.
+    var unit: String?
     /// `CHIME_ID`s to show; empty for every notification.
     var ids: [String] = []
     /// Only entries received at or after this instant.
@@ -47,13 +51,22 @@ struct HistoryQuery {
         return records.reversed()
     }
 
-    /// chimed's entries of the chosen kinds (and ids): matches on the same field are alternatives, different
-    /// fields must all match.
+    /// Who may have sent the instance's entries, as journal fields that journald sets itself: a chimed running as
+    /// `uid` (started by hand, or a system instance of an earlier version, which ran as root), or one in `unit`.
+    var senders: [(field: String, value: String)] {
+        [("_UID", String(uid))] + (unit.map { [("_SYSTEMD_UNIT", $0)] } ?? [])
+    }
+
+    /// chimed's entries of the chosen kinds (and ids) from any of the senders: matches on the same field are
+    /// alternatives, different fields must all match, and each sender is a group of its own (a disjunction).
     func installMatches(on reader: JournalReader) throws(SystemdError) {
         reader.flushMatches()
-        try reader.addMatch(field: "SYSLOG_IDENTIFIER", value: "chimed")
-        try reader.addMatch(field: "_UID", value: String(uid))
-        for kind in kinds { try reader.addMatch(field: "MESSAGE_ID", value: kind.messageID) }
-        for id in ids { try reader.addMatch(field: "CHIME_ID", value: id) }
+        for (index, sender) in senders.enumerated() {
+            if index > 0 { try reader.addDisjunction() }
+            try reader.addMatch(field: "SYSLOG_IDENTIFIER", value: "chimed")
+            try reader.addMatch(field: sender.field, value: sender.value)
+            for kind in kinds { try reader.addMatch(field: "MESSAGE_ID", value: kind.messageID) }
+            for id in ids { try reader.addMatch(field: "CHIME_ID", value: id) }
+        }
     }
 }

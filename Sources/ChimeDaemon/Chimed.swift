@@ -1,3 +1,4 @@
+import CChimeShims
 import ChimeCore
 import Foundation
 
@@ -61,6 +62,20 @@ public enum Chimed {
             options.defaultBackends = names
         }
         return (options, parsed.has("check"))
+    }
+
+    /// Keeps chimed's capabilities out of the programs it starts: commands, actions and generators.
+    ///
+    /// The system unit runs chimed as a user of its own with `CAP_SYS_NICE` as an ambient capability, the only way
+    /// such a service holds one: libdispatch raises the priority of the threads that serve chimed's scheduler
+    /// queue. An ambient capability is passed on across exec, so without this every program chimed runs would hold
+    /// it too. Call it before the first thread is created: each thread has capability sets of its own, copied from
+    /// the thread that creates it.
+    /// - Returns: why the ambient set could not be emptied, or `nil` when it was (or the kernel has none).
+    public static func keepCapabilitiesFromChildren() -> String? {
+        let result = chime_clear_ambient_capabilities()
+        guard result != 0 && result != -EINVAL else { return nil }
+        return String(cString: strerror(-result))
     }
 
     /// `chimed --check`: loads everything as a rebuild would and prints what would be armed.

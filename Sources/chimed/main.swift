@@ -3,6 +3,10 @@ import ChimeDaemon
 import ChimeWebhook
 import Foundation
 
+if let problem = Chimed.keepCapabilitiesFromChildren() {
+    FileHandle.standardError.write(
+        Data("chimed: cannot empty the ambient capability set (\(problem)), ignoring\n".utf8))
+}
 let environment = ProcessInfo.processInfo.environment
 let parsed: (DaemonOptions, check: Bool)?
 do {

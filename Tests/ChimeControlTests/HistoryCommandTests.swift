@@ -230,6 +230,20 @@ import Testing
         #expect(run.output.isEmpty)
     }
 
+    /// The system instance's entries are those sent from chimed.service, which runs as the user chime, and those of
+    /// a chimed running as root; a user instance's are its user's alone. (Tests/E2E/systemd-e2e reads the deliveries
+    /// of a real chimed.service back.)
+    @Test func theSystemInstanceIsChimedServiceOrRoot() throws {
+        func senders(_ arguments: [String]) throws -> [String] {
+            let context = CommandContext(
+                output: .init(), errors: .init(), environment: [:], now: Date(), localZone: HistoryCommandTests.tokyo)
+            let parsed = try ParsedArguments(arguments, grammar: HistoryCommand.grammar)
+            return try HistoryCommand.query(parsed, in: context).senders.map { "\($0.field)=\($0.value)" }
+        }
+        #expect(try senders([]) == ["_UID=0", "_SYSTEMD_UNIT=chimed.service"])
+        #expect(try senders(["--user"]) == ["_UID=\(getuid())"])
+    }
+
     @Test func missingDirectoryIsAFailure() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

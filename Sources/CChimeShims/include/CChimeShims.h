@@ -1,8 +1,8 @@
 #ifndef CHIME_SHIMS_H
 #define CHIME_SHIMS_H
 
-// Small C helpers for kernel interfaces that Swift's Glibc module does not export (sys/timerfd.h, pidfd_open),
-// and for starting a child process, which takes a dozen posix_spawn calls that read better in C.
+// Small C helpers for kernel interfaces that Swift's Glibc module does not export (sys/timerfd.h, pidfd_open,
+// prctl), and for starting a child process, which takes a dozen posix_spawn calls that read better in C.
 // Every function returns -errno on failure.
 
 /// Creates a file descriptor that becomes readable when CLOCK_REALTIME is set: a timerfd on CLOCK_REALTIME
@@ -47,5 +47,10 @@ int chime_pidfd_open(pid_t pid);
 /// the calling thread around the write and, when the write raised one, taken off the thread's pending signals.
 /// Returns the number of bytes written, or -errno (EPIPE when nobody reads).
 long chime_write_without_sigpipe(int fd, const void *bytes, unsigned long count);
+
+/// Empties the calling thread's ambient capability set (prctl(2) PR_CAP_AMBIENT_CLEAR_ALL): the programs it starts
+/// from then on, and those started by threads it creates, inherit no capability. Its own permitted and effective
+/// sets stay as they are. Returns 0, or -errno (EINVAL before Linux 4.3, which has no ambient set).
+int chime_clear_ambient_capabilities(void);
 
 #endif
