@@ -45,9 +45,18 @@ public protocol FileKindProbe: Sendable {
 }
 
 extension FileKindProbe {
+    /// At most `InputLimits.maximumFileSize` bytes and one more are read: a larger file throws `FileTooLarge`.
     public func contents(of path: String) throws -> Data {
         // Saying it is not a directory spares URL a stat(2) per file, which is felt with thousands of files.
-        try Data(contentsOf: URL(fileURLWithPath: path, isDirectory: false))
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path, isDirectory: false))
+        defer { try? handle.close() }
+        let limit = InputLimits.maximumFileSize
+        let data = try handle.read(upToCount: limit + 1) ?? Data()
+        guard data.count <= limit else {
+            let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
+            throw FileTooLarge(size: size.flatMap { $0 > limit ? $0 : nil })
+        }
+        return data
     }
 }
 
@@ -149,7 +158,15 @@ private struct Finder {
             file = UnitFile(parsing: contents, path: main.path)
         }
         var applied: [String] = []
-        for dropIn in dropIns(in: dropInDirectories, diagnostics: &file.diagnostics) where !dropIn.masks {
+        let dropIns = dropIns(in: dropInDirectories, diagnostics: &file.diagnostics)
+        guard dropIns.count <= InputLimits.maximumDropIns else {
+            let message =
+                "Notification has \(InputLimits.grouped(dropIns.count)) drop-ins, more than the "
+                + "\(InputLimits.maximumDropIns) a notification may have."
+            file.diagnostics.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: main.path), message))
+            return NotificationFile(id: id, path: main.path, dropInPaths: [], content: .loaded(file))
+        }
+        for dropIn in dropIns where !dropIn.masks {
             switch read(dropIn.path) {
             case .failure(let diagnostic):
                 file.diagnostics.append(diagnostic)
@@ -220,6 +237,8 @@ private struct Finder {
     private func read(_ path: String) -> Result<Data, UnitFileDiagnostic> {
         do {
             return .success(try probe.contents(of: path))
+        } catch let error as FileTooLarge {
+            return .failure(UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), error.description))
         } catch {
             let message = "Failed to read file: \(Self.reason(error))."
             return .failure(UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), message))

@@ -27,17 +27,27 @@ public struct PosixFileKindProbe: FileKindProbe {
 
     /// The file read with `open(2)` and `read(2)` into one buffer: Foundation's reader costs several times the
     /// system calls when thousands of small files are loaded.
+    ///
+    /// Only a regular file is read, and at most `InputLimits.maximumFileSize` bytes and one more of it: a larger
+    /// file throws `FileTooLarge`. It is opened without blocking, so that a FIFO put where a file was a moment
+    /// before cannot hang the load.
     public func contents(of path: String) throws -> Data {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let limit = InputLimits.maximumFileSize
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { throw ReadFailure(errno: errno) }
         defer { close(fd) }
         var status = stat()
         guard fstat(fd, &status) == 0 else { throw ReadFailure(errno: errno) }
-        // Sized from fstat (notification files are small), growing if the file grew meanwhile.
+        guard status.st_mode & S_IFMT == S_IFREG else { throw NotRegularFile() }
+        guard Int(status.st_size) <= limit else { throw FileTooLarge(size: Int(status.st_size)) }
+        // Sized from fstat (notification files are small), growing if the file grew meanwhile, up to the limit.
         var bytes = [UInt8](repeating: 0, count: max(Int(status.st_size), 0) + 1)
         var filled = 0
         while true {
-            if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }
+            if filled == bytes.count {
+                guard filled <= limit else { throw FileTooLarge(size: nil) }
+                bytes.append(contentsOf: repeatElement(0, count: min(bytes.count, limit + 1 - bytes.count)))
+            }
             let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -47,7 +57,6 @@ public struct PosixFileKindProbe: FileKindProbe {
             filled += count
         }
     }
-
 }
 
 /// A failed read, described as the system describes its errno ("Permission denied").
@@ -55,5 +64,11 @@ struct ReadFailure: LocalizedError {
     let errno: Int32
 
     var failureReason: String? { String(cString: strerror(errno)) }
+    var errorDescription: String? { failureReason }
+}
+
+/// Something other than a regular file (a FIFO, a device, a socket) where a file is read.
+struct NotRegularFile: LocalizedError {
+    var failureReason: String? { "Not a regular file" }
     var errorDescription: String? { failureReason }
 }
