@@ -80,6 +80,13 @@ public struct GeneratorOutput: Sendable {
 
     /// The line `number` (from 1), or `nil` for a blank one.
     private func line(_ bytes: ArraySlice<UInt8>, number: Int) -> Line? {
+        // Before anything reads the bytes: a line of 50 MB is refused for the cost of its length.
+        guard bytes.count <= InputLimits.maximumLineLength else {
+            let message =
+                "Line is \(InputLimits.grouped(bytes.count)) bytes long, more than the "
+                + "\(InputLimits.size(InputLimits.maximumLineLength)) a generator's line may have."
+            return Line(number: number, id: nil, unit: Self.refused(at: location(number), message))
+        }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             return Line(number: number, id: nil, unit: Self.refused(at: location(number), "Invalid UTF-8."))
         }

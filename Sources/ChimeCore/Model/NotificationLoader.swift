@@ -36,6 +36,11 @@ public struct NotificationLoader: Sendable {
         "Trigger": ["At", "OnCalendar", "Every", "From", "Count", "Until", "TimeZone", "Persistent"],
     ]
 
+    /// The keys that may be given more than once, each bounded by `InputLimits.maximumRepeats`.
+    static let repeatableKeys: [(section: String, keys: [String])] = [
+        ("Notification", ["Action", "ExecAction", "Info", "Deliver"]), ("Trigger", ["At", "OnCalendar"]),
+    ]
+
     /// Loads every file a search found.
     public func load(_ search: NotificationSearch) -> [Result] {
         search.files.map(load)
@@ -115,7 +120,11 @@ private struct Reader {
         if !NotificationLoader.isValidID(id) {
             error(fileLocation, NotificationLoader.invalidIDMessage(id))
         }
-        checkUnknown()
+        // A value or a list beyond its bound is the only error reported: the rest is not read, so that a
+        // notification with a million instants costs no more than counting them.
+        guard checkUnknownAndBounds() else {
+            return ScheduledNotification(id: id, title: "", trigger: Trigger())
+        }
 
         var trigger = Trigger()
         let zone = readTimeZone(into: &trigger)
@@ -125,14 +134,17 @@ private struct Reader {
         if let entry = single("Persistent", in: "Trigger") {
             trigger.isPersistent = boolean(entry) ?? false
         }
+        // A file that could not be read, or a line that could not be parsed, already has its error: that it then
+        // lacks a trigger or a title follows from it and would only bury the cause.
+        let isComplete = !unit.hasErrors
         let triggerEntries = ["At", "OnCalendar"].flatMap { unit.values(for: $0, in: "Trigger") }
-        if triggerEntries.isEmpty && single("Every", in: "Trigger") == nil {
+        if isComplete && triggerEntries.isEmpty && single("Every", in: "Trigger") == nil {
             let section = unit.sections.first { $0.name == "Trigger" }?.location ?? fileLocation
             error(section, "No trigger: set At=, OnCalendar= or Every= in [Trigger].")
         }
 
         let title = single("Title", in: "Notification")
-        if title == nil {
+        if isComplete && title == nil {
             let section = unit.sections.first { $0.name == "Notification" }?.location ?? fileLocation
             error(section, "Missing Title= in [Notification].")
         }
@@ -141,8 +153,21 @@ private struct Reader {
         return notification
     }
 
-    mutating func checkUnknown() {
+    /// Warns of unknown sections and keys, and reports values and lists beyond `InputLimits`; `false` if any was.
+    mutating func checkUnknownAndBounds() -> Bool {
+        var withinBounds = true
+        var assignments = 0
         for section in unit.sections {
+            assignments += section.entries.count
+            // Counting bytes is cheap for Swift's native strings: every value is checked, a million times for a
+            // large generator.
+            for entry in section.entries where entry.value.utf8.count > InputLimits.maximumValueLength {
+                error(
+                    entry.valueLocation,
+                    "\(entry.key)= is \(InputLimits.grouped(entry.value.utf8.count)) bytes long, more than the "
+                        + "\(InputLimits.size(InputLimits.maximumValueLength)) a value may have.")
+                withinBounds = false
+            }
             guard let keys = NotificationLoader.knownKeys[section.name] else {
                 warning(section.location, "Unknown section '\(section.name)', ignoring.")
                 continue
@@ -151,6 +176,26 @@ private struct Reader {
                 warning(entry.location, "Unknown key '\(entry.key)' in section [\(section.name)], ignoring.")
             }
         }
+        // Only a notification with that many assignments in all can repeat one key too often.
+        guard assignments > InputLimits.maximumRepeats else { return withinBounds }
+        for (section, keys) in NotificationLoader.repeatableKeys {
+            for key in keys {
+                var count = 0
+                for candidate in unit.sections where candidate.name == section {
+                    for entry in candidate.entries where entry.key == key {
+                        count += 1
+                        if count == InputLimits.maximumRepeats + 1 {
+                            error(
+                                entry.location,
+                                "More than \(InputLimits.grouped(InputLimits.maximumRepeats)) \(key)= assignments, the "
+                                    + "most one notification may have.")
+                            withinBounds = false
+                        }
+                    }
+                }
+            }
+        }
+        return withinBounds
     }
 
     mutating func readTimeZone(into trigger: inout Trigger) -> ZoneRules {

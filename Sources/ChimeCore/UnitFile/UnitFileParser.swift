@@ -7,7 +7,7 @@
 struct UnitFileParser {
     /// systemd refuses lines longer than this (`LONG_LINE_MAX`), and so do we: a runaway continuation or a binary
     /// file should be reported, not held in memory as one value.
-    static let maximumLineLength = 1024 * 1024
+    static let maximumLineLength = InputLimits.maximumLineLength
 
     let path: String
     private var file = UnitFile()
@@ -83,7 +83,10 @@ struct UnitFileParser {
         defer { logical = LogicalLine() }
         guard let first = logical.segments.first else { return }
         if logical.bytes.count > Self.maximumLineLength {
-            report(line: first.line, column: 1, "Line too long.")
+            report(
+                line: first.line, column: 1,
+                "Line is \(InputLimits.grouped(logical.bytes.count)) bytes long, more than the "
+                    + "\(InputLimits.size(Self.maximumLineLength)) a line may have.")
             if logical.isHeader {
                 section = .invalid
             }

@@ -190,10 +190,16 @@ private func position(_ location: UnitFileLocation) -> String {
         #expect(UnitFile(parsing: fits, path: "t").diagnostics == [])
         let long = "[A]\nK=" + String(repeating: "x", count: limit - 1) + "\nL=v\n"
         let file = UnitFile(parsing: long, path: "t")
-        #expect(file.diagnostics.map(\.description) == ["t:2:1: Line too long."])
+        #expect(
+            file.diagnostics.map(\.description) == [
+                "t:2:1: Line is 1,048,577 bytes long, more than the 1 MiB a line may have."
+            ])
         #expect(outline(file) == ["[A] 1:1", "L=v 3:1 3:3"])
         let continued = "[A]\nK=" + String(repeating: "xx\\\n", count: limit / 3) + "y\nL=v\n"
-        #expect(UnitFile(parsing: continued, path: "t").diagnostics.map(\.description) == ["t:2:1: Line too long."])
+        #expect(
+            UnitFile(parsing: continued, path: "t").diagnostics.map(\.description) == [
+                "t:2:1: Line is 1,048,578 bytes long, more than the 1 MiB a line may have."
+            ])
     }
 
     @Test(arguments: [
