@@ -84,7 +84,8 @@ public enum Chimed {
         let zone = LocalZone.resolve(tz: environment["TZ"])
         let configuration = DaemonConfiguration.load(directories: options.configDirectories)
         let loader = ScheduleLoader(
-            sources: Daemon.sources(options: options, environment: environment, configuration: configuration))
+            sources: Daemon.sources(options: options, environment: environment, configuration: configuration),
+            maximumNotifications: configuration.maximumNotifications)
         let loaded: LoadedSchedule
         do {
             loaded = try loader.load(systemZone: zone)

@@ -164,7 +164,8 @@ public final class Daemon: @unchecked Sendable {
             let loader = ScheduleLoader(
                 sources: Self.sources(
                     options: options, environment: environment, configuration: configuration,
-                    generatorReuse: generatorReuse))
+                    generatorReuse: generatorReuse),
+                maximumNotifications: configuration.maximumNotifications)
             let zone = LocalZone.resolve(tz: tz)
             let result = Result { () throws(ScheduleLoadError) in try loader.load(systemZone: zone) }
             self.queue.async {

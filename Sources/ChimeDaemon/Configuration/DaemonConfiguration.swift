@@ -14,6 +14,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var generatorTimeout = GeneratorSource.defaultTimeout
     /// `[Daemon] GeneratorMaxOutput=`: the most bytes a generator may print.
     public var generatorOutputLimit = GeneratorSource.defaultOutputLimit
+    /// `[Daemon] MaxNotifications=`: the most notifications the schedule holds.
+    public var maximumNotifications = InputLimits.defaultMaximumNotifications
     public var presentation = PresentationSettings()
     public var desktop = DesktopSettings()
     /// The `command` backends: the built-in one (named `command`) first, then the named ones in file order.
@@ -33,7 +35,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     public static func == (a: DaemonConfiguration, b: DaemonConfiguration) -> Bool {
         a.defaultBackends == b.defaultBackends && a.generatorTimeout == b.generatorTimeout
-            && a.generatorOutputLimit == b.generatorOutputLimit && a.presentation == b.presentation
+            && a.generatorOutputLimit == b.generatorOutputLimit && a.maximumNotifications == b.maximumNotifications
+            && a.presentation == b.presentation
             && a.desktop == b.desktop
             && a.commands == b.commands && a.webhooks == b.webhooks && a.paths == b.paths
             && a.diagnostics == b.diagnostics
@@ -48,7 +51,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The keys of each section.
     public static let knownKeys: [String: Set<String>] = [
-        "Daemon": ["Deliver", "GeneratorTimeoutSec", "GeneratorMaxOutput"],
+        "Daemon": ["Deliver", "GeneratorTimeoutSec", "GeneratorMaxOutput", "MaxNotifications"],
         "Presentation": ["Alert", "Sound", "Badge"],
         "Desktop": ["AppName", "DesktopEntry", "ExpireSec", "Fallback"],
         "Command": ["Name", "Exec", "TimeoutSec"],
@@ -69,7 +72,11 @@ extension DaemonConfiguration {
         var configuration = DaemonConfiguration()
         var unit = UnitFile()
         let fileManager = FileManager.default
-        if let main = directories.map({ $0 + "/" + fileName }).first(where: { fileManager.fileExists(atPath: $0) }) {
+        // lstat(2), not stat(2): a chimed.conf that is a dangling link or a loop of links is reported, not missed.
+        if let main = directories.map({ $0 + "/" + fileName }).first(where: { path in
+            var status = stat()
+            return lstat(path, &status) == 0
+        }) {
             configuration.read(main, into: &unit, trust: trust)
         }
         var dropIns: [String: String] = [:]
@@ -80,8 +87,19 @@ extension DaemonConfiguration {
                 dropIns[name] = dropInDirectory + "/" + name
             }
         }
-        for name in dropIns.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+        let names = dropIns.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+        for name in names.prefix(InputLimits.maximumDropIns) {
             configuration.read(dropIns[name]!, into: &unit, trust: trust)
+        }
+        if names.count > InputLimits.maximumDropIns {
+            let first = dropIns[names[InputLimits.maximumDropIns]]!
+            let after = names.count - InputLimits.maximumDropIns - 1
+            configuration.diagnostics.append(
+                UnitFileDiagnostic(
+                    .error, at: UnitFileLocation(file: first),
+                    "chimed.conf has \(InputLimits.grouped(names.count)) drop-ins, more than the "
+                        + "\(InputLimits.maximumDropIns) it may have; ignoring this one"
+                        + (after > 0 ? " and the \(InputLimits.grouped(after)) after it." : ".")))
         }
         configuration.apply(unit)
         return configuration
@@ -95,16 +113,35 @@ extension DaemonConfiguration {
     }
 
     private mutating func read(_ path: String, into unit: inout UnitFile, trust: FileTrust) {
+        let probe = PosixFileKindProbe()
+        switch probe.kind(of: path) {
+        case .null:
+            // A link to /dev/null masks, as an empty file does (and /dev/null is writable by all).
+            return
+        case .directory, .other:
+            // Not opened at all: a FIFO would block, a device such as /dev/zero would never end.
+            diagnostics.append(
+                UnitFileDiagnostic(
+                    .error, at: UnitFileLocation(file: path), "Cannot read the file: Not a regular file."))
+            return
+        case .file:
+            break
+        }
         if let objection = trust.objection(to: path, subject: "File", action: "read it") {
             diagnostics.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), objection))
             return
         }
         let contents: Data
         do {
-            contents = try Data(contentsOf: URL(fileURLWithPath: path, isDirectory: false))
+            contents = try probe.contents(of: path)
+        } catch let error as FileTooLarge {
+            diagnostics.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), error.description))
+            return
         } catch {
             diagnostics.append(
-                UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), "Cannot read the file: \(error)."))
+                UnitFileDiagnostic(
+                    .error, at: UnitFileLocation(file: path),
+                    "Cannot read the file: \(error.localizedDescription)."))
             return
         }
         guard !contents.isEmpty else { return }
@@ -133,6 +170,15 @@ extension DaemonConfiguration {
             }
             if let entry = reader.single("GeneratorMaxOutput", in: section), let value = reader.size(entry) {
                 generatorOutputLimit = value
+            }
+            if let entry = reader.single("MaxNotifications", in: section) {
+                if let value = Int(entry.value), value > 0, entry.value.allSatisfy(\.isASCII) {
+                    maximumNotifications = value
+                } else {
+                    reader.error(
+                        entry.valueLocation,
+                        "Invalid MaxNotifications= '\(entry.value)': expected a whole number above zero; ignoring.")
+                }
             }
         }
         reader.presentation(unit, into: &presentation)

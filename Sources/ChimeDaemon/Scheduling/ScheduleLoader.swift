@@ -117,15 +117,39 @@ extension NotificationDirectorySource {
 public struct ScheduleLoader: Sendable {
     public var sources: [any ScheduleSource]
     public var zones: ZoneDatabase
+    /// `[Daemon] MaxNotifications=`: the most notifications the schedule holds. Those beyond it in the order of the
+    /// sources (and of each source: files by name, generators by name and then line) are dropped with one error.
+    public var maximumNotifications: Int
 
-    public init(sources: [any ScheduleSource], zones: ZoneDatabase = .system) {
+    public init(
+        sources: [any ScheduleSource], zones: ZoneDatabase = .system,
+        maximumNotifications: Int = InputLimits.defaultMaximumNotifications
+    ) {
         self.sources = sources
         self.zones = zones
+        self.maximumNotifications = maximumNotifications
     }
 
     /// Loads every source with `systemZone` as the zone of times without one. Notifications with the same id
-    /// from a later source are dropped with a warning.
+    /// from a later source are dropped with a warning; those beyond `maximumNotifications` with one error.
     public func load(systemZone: ZoneRules) throws(ScheduleLoadError) -> LoadedSchedule {
+        var schedule = try loadWithoutLimit(systemZone: systemZone)
+        guard schedule.notifications.count > maximumNotifications else { return schedule }
+        let first = schedule.notifications[maximumNotifications]
+        let dropped = schedule.notifications.count - maximumNotifications
+        schedule.problems.append(
+            UnitFileDiagnostic(
+                .error, at: UnitFileLocation(file: first.source, line: first.line),
+                "Notification '\(first.notification.id)' is beyond the \(InputLimits.grouped(maximumNotifications)) "
+                    + "the schedule may hold (MaxNotifications=); ignoring it"
+                    + (dropped > 1 ? " and the \(InputLimits.grouped(dropped - 1)) after it." : ".")))
+        schedule.notifications.removeSubrange(maximumNotifications...)
+        // The generators' ranges of notifications no longer hold; the next rebuild reads them again.
+        schedule.generatorOutputs = [:]
+        return schedule
+    }
+
+    private func loadWithoutLimit(systemZone: ZoneRules) throws(ScheduleLoadError) -> LoadedSchedule {
         var schedule = LoadedSchedule(systemZone: systemZone)
         // Thousands of files name the same few zones: read each zone file once per load, and anew at the next.
         let loader = NotificationLoader(
