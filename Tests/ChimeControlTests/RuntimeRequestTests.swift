@@ -245,6 +245,20 @@ import Testing
         #expect(run.output.isEmpty)
     }
 
+    @Test func aValueBeyondItsBoundIsRefusedAsChimedWouldRefuseIt() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        let run = instance.run(
+            "add", ["--id", "long", "--title", "T", "--body", String(repeating: "x", count: 70_000), "--every", "1h"])
+        #expect(run.status == .failure)
+        let lines = run.errors.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(lines)")
+        #expect(lines.first?.hasPrefix(instance.added("long") + ":") == true)
+        #expect(lines.first?.hasSuffix(": Body= is 70,000 bytes long, more than the 64 KiB a value may have.") == true)
+        #expect(lines.last == "chimectl add: the notification has errors; nothing was written")
+        #expect(instance.addedIDs.isEmpty)
+    }
+
     @Test(arguments: [
         (
             ["--at", "2026-11-29 12:00"],
