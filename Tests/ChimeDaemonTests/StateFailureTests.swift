@@ -89,4 +89,128 @@ import Testing
         #expect(problems.isEmpty)
         #expect(histories["a"]?.lastOccurrence == Self.date("2026-11-02 03:00 UTC"))
     }
+
+    /// A memory store whose writes fail while `failing` is set, as a full disk makes them.
+    final class FailingStore: HistoryStore, @unchecked Sendable {
+        let memory = MemoryHistoryStore()
+        private let lock = NSLock()
+        private var failingFlush = false
+        private var failingCompaction = false
+        private(set) var attempts = 0
+
+        struct DiskFull: Error, CustomStringConvertible {
+            var description: String { "write /state/occurrences.log: No space left on device" }
+        }
+
+        func fail(flush: Bool, compaction: Bool) {
+            lock.withLock {
+                failingFlush = flush
+                failingCompaction = compaction
+            }
+        }
+
+        func load() -> (histories: [String: DeliveryHistory], problems: [String]) { memory.load() }
+        func interrupted() -> [InterruptedDelivery] { memory.interrupted() }
+        func recordFirstSeen(_ ids: [String], at date: Date) { memory.recordFirstSeen(ids, at: date) }
+        func recordOccurrence(_ id: String, at occurrence: Date, missed: Int) {
+            memory.recordOccurrence(id, at: occurrence, missed: missed)
+        }
+        func recordSkipped(_ id: String, at occurrence: Date) { memory.recordSkipped(id, at: occurrence) }
+        func recordFinished(_ id: String, at occurrence: Date) { memory.recordFinished(id, at: occurrence) }
+        var wantsCompaction: Bool { true }
+
+        func flush() throws {
+            try lock.withLock {
+                attempts += 1
+                if failingFlush { throw DiskFull() }
+            }
+            try memory.flush()
+        }
+
+        func compact(_ histories: [String: DeliveryHistory]) throws {
+            try lock.withLock {
+                if failingCompaction { throw DiskFull() }
+            }
+            try memory.compact(histories)
+        }
+    }
+
+    @Test func aStateThatCannotBeWrittenIsReportedOnceAndItsRecoveryOnce() {
+        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let store = FailingStore()
+        let log = RecordingEventLog()
+        let dispatcher = RecordingDispatcher(clock: clock)
+        let scheduler = Scheduler(
+            clock: clock, timer: clock.makeTimer(), dispatcher: dispatcher, log: log, store: store)
+        scheduler.install(SchedulerTests.schedule([("tick", "[Trigger]\nEvery=1s\n")]))
+        store.fail(flush: true, compaction: true)
+        clock.advance(to: Self.date("2026-11-02 00:00:30 UTC"))
+        // 30 fires, each delivered on time and each trying to write, one report.
+        #expect(dispatcher.records.count == 30)
+        #expect(dispatcher.records.allSatisfy { $0.handedOffAt == $0.fireTime })
+        let reports = log.events(.configError)
+        #expect(reports.map(\.priority) == [3])
+        #expect(reports.first?.message.hasPrefix("Cannot record state: write /state/occurrences.log: No space") == true)
+        #expect(reports.first?.fields.first { $0.name == "CHIME_ERROR" }?.value.contains("No space") == true)
+        // A rebuild that cannot compact nor flush belongs to the same episode.
+        scheduler.install(SchedulerTests.schedule([("tick", "[Trigger]\nEvery=1s\n")]))
+        #expect(log.events(.configError).count == 1)
+        store.fail(flush: false, compaction: false)
+        clock.advance(to: Self.date("2026-11-02 00:00:31 UTC"))
+        let events = log.events(.configError)
+        #expect(events.count == 2)
+        #expect(events.last?.priority == 5)
+        #expect(
+            events.last?.message
+                == "State recorded again, after 31 failed attempt(s) since 2026-11-02T00:00:01.000000Z; "
+                + "nothing recorded meanwhile was lost.")
+        #expect(store.memory.stored["tick"]?.lastOccurrence == Self.date("2026-11-02 00:00:31 UTC"))
+        // And nothing more while writes succeed.
+        clock.advance(to: Self.date("2026-11-02 00:01:00 UTC"))
+        #expect(log.events(.configError).count == 2)
+    }
+
+    @Test func whileStateCannotBeWrittenTheTimerAlsoWakesToTryAgain() {
+        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let timer = clock.makeTimer()
+        let store = FailingStore()
+        let log = RecordingEventLog()
+        let scheduler = Scheduler(
+            clock: clock, timer: timer, dispatcher: RecordingDispatcher(clock: clock), log: log, store: store)
+        store.fail(flush: true, compaction: true)
+        scheduler.install(SchedulerTests.schedule([("exam", "[Trigger]\nAt=2026-11-03 07:00 UTC\n")]))
+        // Nothing due for a day, yet the state is tried again in 10 s, and every 10 s while it fails.
+        #expect(scheduler.armedDeadline == Self.date("2026-11-02 00:00:10 UTC"))
+        clock.advance(to: Self.date("2026-11-02 00:00:30 UTC"))
+        #expect(store.attempts == 4)
+        #expect(scheduler.armedDeadline == Self.date("2026-11-02 00:00:40 UTC"))
+        store.fail(flush: false, compaction: false)
+        clock.advance(to: Self.date("2026-11-02 00:00:40 UTC"))
+        #expect(log.events(.configError).map(\.priority) == [3, 5])
+        // Recovered: back to one wake-up, for the exam.
+        #expect(scheduler.armedDeadline == Self.date("2026-11-03 07:00 UTC"))
+        clock.advance(to: Self.date("2026-11-02 12:00 UTC"))
+        #expect(store.attempts == 5)
+    }
+
+    @Test func aSnapshotThatCannotBeWrittenLeavesTheJournalWrittenAndIsReportedOnce() {
+        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let store = FailingStore()
+        let log = RecordingEventLog()
+        let scheduler = Scheduler(
+            clock: clock, timer: clock.makeTimer(), dispatcher: RecordingDispatcher(clock: clock), log: log,
+            store: store)
+        store.fail(flush: false, compaction: true)
+        for _ in 0..<3 {
+            scheduler.install(SchedulerTests.schedule([("tick", "[Trigger]\nEvery=1s\n")]))
+            clock.advance(by: .seconds(5))
+        }
+        scheduler.saveState()
+        let events = log.events(.configError)
+        #expect(events.map(\.priority) == [4])
+        #expect(events.first?.message.hasPrefix("Cannot compact the state (") == true)
+        // Each attempt fell back to the journal, which was written.
+        #expect(store.memory.flushCount == store.attempts)
+        #expect(store.attempts > 4)
+    }
 }
