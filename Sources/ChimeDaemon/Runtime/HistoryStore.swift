@@ -300,31 +300,7 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     public func compact(_ histories: [String: DeliveryHistory]) throws {
         try lock.withLock {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let entries: [(String, JSONValue)] = histories.keys.sorted().map { id in
-                let history = histories[id]!
-                return (
-                    id,
-                    .object([
-                        ("first_seen", .string(Timestamp.iso8601(history.firstSeen, fraction: .microseconds))),
-                        (
-                            "last_occurrence",
-                            history.lastOccurrence.map { .string(Timestamp.iso8601($0, fraction: .microseconds)) }
-                                ?? .null
-                        ),
-                    ])
-                )
-            }
-            let flying: [JSONValue] = inFlight.values.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }.map {
-                .object([
-                    ("id", .string($0.id)), ("at", .string(Timestamp.iso8601($0.fireTime, fraction: .microseconds))),
-                    ("missed", .number(Int64($0.missed))),
-                ])
-            }
-            let text =
-                JSONValue.object([
-                    ("version", .number(Self.version)), ("notifications", .object(entries)),
-                    ("in_flight", .array(flying)),
-                ]).serialized + "\n"
+            let text = Self.snapshotText(histories, inFlight: inFlight.values)
             try AtomicFile.write(text, to: snapshotPath, mode: 0o644)
             // The snapshot now holds everything the journal said; start the journal afresh.
             if logDescriptor >= 0 {
@@ -337,6 +313,40 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
             journalRecords = 0
             unlink(logPath)
         }
+    }
+
+    /// The text of `state.json`: `{"version":1,"notifications":{ID:{"first_seen":…,"last_occurrence":…},…},
+    /// "in_flight":[…]}`, ids in order.
+    ///
+    /// Written entry by entry into one string: a tree of JSON values for a hundred thousand notifications would be
+    /// half a million small allocations at each compaction, which leave the heap fragmented long after.
+    static func snapshotText(
+        _ histories: [String: DeliveryHistory], inFlight: some Collection<InterruptedDelivery>
+    ) -> String {
+        var text = "{\"version\":\(version),\"notifications\":{"
+        text.reserveCapacity(histories.count * 100 + 256)
+        for (index, id) in histories.keys.sorted().enumerated() {
+            let history = histories[id]!
+            if index > 0 { text += "," }
+            text += JSONValue.string(id).serialized
+            text += ":"
+            text +=
+                JSONValue.object([
+                    ("first_seen", .string(Timestamp.iso8601(history.firstSeen, fraction: .microseconds))),
+                    (
+                        "last_occurrence",
+                        history.lastOccurrence.map { .string(Timestamp.iso8601($0, fraction: .microseconds)) } ?? .null
+                    ),
+                ]).serialized
+        }
+        let flying: [JSONValue] = inFlight.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }.map {
+            .object([
+                ("id", .string($0.id)), ("at", .string(Timestamp.iso8601($0.fireTime, fraction: .microseconds))),
+                ("missed", .number(Int64($0.missed))),
+            ])
+        }
+        text += "},\"in_flight\":" + JSONValue.array(flying).serialized + "}\n"
+        return text
     }
 
     enum Record {
