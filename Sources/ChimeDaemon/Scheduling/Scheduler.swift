@@ -139,7 +139,9 @@ public final class Scheduler: @unchecked Sendable {
         items.reserveCapacity(entries.count)
         // Seen for the first time now: recorded in one go (a generator may have added a million).
         var firstSeen: [String] = []
-        histories.reserveCapacity(histories.count + entries.count)
+        // Room for every id at once when they are new (a first start), and nothing more when they are known (a
+        // rebuild): reserving for the sum would double the table at every rebuild of the same million.
+        histories.reserveCapacity(entries.count)
         for (index, entry) in entries.enumerated() {
             let notification = entry.notification
             guard notification.isEnabled else { continue }
