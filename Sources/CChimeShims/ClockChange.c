@@ -54,3 +54,7 @@ int chime_clock_change_fd_read(int fd) {
 int chime_release_free_memory(void) {
     return malloc_trim(0);
 }
+
+int chime_limit_malloc_arenas(int count) {
+    return mallopt(M_ARENA_MAX, count);
+}

@@ -187,6 +187,24 @@ import Testing
         #expect(FileHistoryStore(directory: directory.path).load().histories == histories)
     }
 
+    @Test func theSnapshotIsTheJSONItAlwaysWas() {
+        let histories = [
+            "b\"quoted\"": DeliveryHistory(firstSeen: Self.date("2026-11-02 00:00 UTC")),
+            "a": DeliveryHistory(
+                firstSeen: Self.date("2026-11-01 00:00 UTC"), lastOccurrence: Self.date("2026-11-02 01:00 UTC")),
+        ]
+        let flying = [InterruptedDelivery(id: "a", fireTime: Self.date("2026-11-02 01:00 UTC"), missed: 2)]
+        #expect(
+            FileHistoryStore.snapshotText(histories, inFlight: flying)
+                == #"{"version":1,"notifications":{"a":{"first_seen":"2026-11-01T00:00:00.000000Z","#
+                + #""last_occurrence":"2026-11-02T01:00:00.000000Z"},"b\"quoted\"":{"first_seen":"#
+                + #""2026-11-02T00:00:00.000000Z","last_occurrence":null}},"in_flight":[{"id":"a","#
+                + #""at":"2026-11-02T01:00:00.000000Z","missed":2}]}"# + "\n")
+        #expect(
+            FileHistoryStore.parseSnapshot(Data(FileHistoryStore.snapshotText(histories, inFlight: flying).utf8))?
+                .histories == histories)
+    }
+
     @Test func aTornLastRecordIsIgnoredSilently() throws {
         let directory = try TemporaryDirectory(prefix: "chime-state")
         defer { directory.remove() }

@@ -27,6 +27,11 @@ int chime_clock_change_fd_read(int fd);
 /// memory was released, 0 otherwise.
 int chime_release_free_memory(void);
 
+/// Limits malloc to `count` arenas (mallopt M_ARENA_MAX) for the threads that come after; returns 1 on success.
+/// glibc's default, eight per core, lets each of a long-running process's threads keep the freed memory of the
+/// loads it once ran in an arena of its own.
+int chime_limit_malloc_arenas(int count);
+
 /// Starts `path` with posix_spawn(3) as the leader of a new process group (POSIX_SPAWN_SETPGROUP), every signal
 /// at its default disposition and none blocked (the daemon ignores SIGHUP, SIGTERM and SIGINT, which a child would
 /// otherwise inherit), stdin, stdout and stderr from the given descriptors, no other descriptor open, and

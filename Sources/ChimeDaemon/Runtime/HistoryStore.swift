@@ -34,7 +34,8 @@ public protocol HistoryStore: AnyObject, Sendable {
     func recordSkipped(_ id: String, at occurrence: Date)
     /// Notes that the delivery of `id` at `occurrence` is finished, and makes that durable soon.
     func recordFinished(_ id: String, at occurrence: Date)
-    /// Makes the recorded changes durable; called before the timer is re-armed.
+    /// Makes the recorded changes durable; called before the timer is re-armed. When it throws (the disk is
+    /// full), what it could not write is kept, in order, and the next call writes it before anything newer.
     func flush() throws
     /// Replaces the stored state by `histories` and the deliveries still in flight (at stop, and after a rebuild
     /// once `wantsCompaction` says the journal has grown).
@@ -106,15 +107,27 @@ public final class MemoryHistoryStore: HistoryStore, @unchecked Sendable {
 
 /// The state directory's files: `state.json`, a snapshot written atomically (temporary file, fsync, rename,
 /// fsync of the directory), and `occurrences.log`, an append-only journal of what happened since, synced on
-/// every flush. Loading replays the journal over the snapshot; a torn last line (a crash mid-write) is ignored.
+/// every flush. Loading replays the journal over the snapshot; a torn last line (a crash mid-write) is ignored
+/// and cut off, so that the next record starts a line of its own.
 /// A snapshot that cannot be read (truncated, garbage, another version) is moved aside, reported, and the store
 /// starts empty.
+///
+/// A flush that fails part-way (ENOSPC) keeps the bytes it did not write; the next flush goes on from there, so the
+/// journal never holds a record twice or one glued to another, and nothing recorded meanwhile is lost.
 public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     static let version: Int64 = 1
 
+    /// write(2), or what a test puts in its place to make writes fail part-way.
+    typealias Write = @Sendable (_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int
+
     public let directory: String
     private let lock = NSLock()
+    private let writeBytes: Write
     private var pending: [String] = []
+    /// Journal bytes that a failed flush could not write yet, from the first byte not written.
+    private var unwritten: [UInt8] = []
+    /// Whether everything written to the journal has been synced.
+    private var synced = true
     private var logDescriptor: Int32 = -1
     /// Records written to the journal since the snapshot was last rewritten (or found there at load).
     private var journalRecords = 0
@@ -127,6 +140,12 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
 
     public init(directory: String) {
         self.directory = directory
+        self.writeBytes = { descriptor, bytes in Glibc.write(descriptor, bytes.baseAddress, bytes.count) }
+    }
+
+    init(directory: String, write: @escaping Write) {
+        self.directory = directory
+        self.writeBytes = write
     }
 
     deinit {
@@ -155,6 +174,15 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
             }
         }
         if let data = FileManager.default.contents(atPath: logPath) {
+            if let last = data.last, last != UInt8(ascii: "\n") {
+                // Appended to, the torn line would swallow the next record; it is ignored below anyway.
+                let kept = data.lastIndex(of: UInt8(ascii: "\n")).map { $0 - data.startIndex + 1 } ?? 0
+                if truncate(logPath, off_t(kept)) != 0 {
+                    problems.append(
+                        "\(logPath): cannot cut off its torn last record (\(String(cString: strerror(errno)))); "
+                            + "the next record may be lost")
+                }
+            }
             let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
             for (number, line) in lines.enumerated() where !line.isEmpty {
                 guard let record = Self.parseRecord(Data(line)) else {
@@ -240,7 +268,12 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
 
     public func flush() throws {
         try lock.withLock {
-            guard !pending.isEmpty else { return }
+            if !pending.isEmpty {
+                unwritten += Array((pending.joined(separator: "\n") + "\n").utf8)
+                journalRecords += pending.count
+                pending.removeAll(keepingCapacity: true)
+            }
+            guard !unwritten.isEmpty || !synced else { return }
             if logDescriptor < 0 {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 logDescriptor = open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
@@ -248,52 +281,26 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
                     throw AtomicFile.WriteError(path: logPath, operation: "open", errno: errno)
                 }
             }
-            let bytes = Array((pending.joined(separator: "\n") + "\n").utf8)
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes[offset...].withUnsafeBytes { write(logDescriptor, $0.baseAddress, $0.count) }
+            while !unwritten.isEmpty {
+                let written = unwritten.withUnsafeBytes { writeBytes(logDescriptor, $0) }
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw AtomicFile.WriteError(path: logPath, operation: "write", errno: errno)
                 }
-                offset += written
+                unwritten.removeFirst(written)
+                synced = false
             }
             guard fdatasync(logDescriptor) == 0 else {
                 throw AtomicFile.WriteError(path: logPath, operation: "fdatasync", errno: errno)
             }
-            journalRecords += pending.count
-            pending.removeAll(keepingCapacity: true)
+            synced = true
         }
     }
 
     public func compact(_ histories: [String: DeliveryHistory]) throws {
         try lock.withLock {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let entries: [(String, JSONValue)] = histories.keys.sorted().map { id in
-                let history = histories[id]!
-                return (
-                    id,
-                    .object([
-                        ("first_seen", .string(Timestamp.iso8601(history.firstSeen, fraction: .microseconds))),
-                        (
-                            "last_occurrence",
-                            history.lastOccurrence.map { .string(Timestamp.iso8601($0, fraction: .microseconds)) }
-                                ?? .null
-                        ),
-                    ])
-                )
-            }
-            let flying: [JSONValue] = inFlight.values.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }.map {
-                .object([
-                    ("id", .string($0.id)), ("at", .string(Timestamp.iso8601($0.fireTime, fraction: .microseconds))),
-                    ("missed", .number(Int64($0.missed))),
-                ])
-            }
-            let text =
-                JSONValue.object([
-                    ("version", .number(Self.version)), ("notifications", .object(entries)),
-                    ("in_flight", .array(flying)),
-                ]).serialized + "\n"
+            let text = Self.snapshotText(histories, inFlight: inFlight.values)
             try AtomicFile.write(text, to: snapshotPath, mode: 0o644)
             // The snapshot now holds everything the journal said; start the journal afresh.
             if logDescriptor >= 0 {
@@ -301,9 +308,45 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
                 logDescriptor = -1
             }
             pending.removeAll()
+            unwritten.removeAll()
+            synced = true
             journalRecords = 0
             unlink(logPath)
         }
+    }
+
+    /// The text of `state.json`: `{"version":1,"notifications":{ID:{"first_seen":…,"last_occurrence":…},…},
+    /// "in_flight":[…]}`, ids in order.
+    ///
+    /// Written entry by entry into one string: a tree of JSON values for a hundred thousand notifications would be
+    /// half a million small allocations at each compaction, which leave the heap fragmented long after.
+    static func snapshotText(
+        _ histories: [String: DeliveryHistory], inFlight: some Collection<InterruptedDelivery>
+    ) -> String {
+        var text = "{\"version\":\(version),\"notifications\":{"
+        text.reserveCapacity(histories.count * 100 + 256)
+        for (index, id) in histories.keys.sorted().enumerated() {
+            let history = histories[id]!
+            if index > 0 { text += "," }
+            text += JSONValue.string(id).serialized
+            text += ":"
+            text +=
+                JSONValue.object([
+                    ("first_seen", .string(Timestamp.iso8601(history.firstSeen, fraction: .microseconds))),
+                    (
+                        "last_occurrence",
+                        history.lastOccurrence.map { .string(Timestamp.iso8601($0, fraction: .microseconds)) } ?? .null
+                    ),
+                ]).serialized
+        }
+        let flying: [JSONValue] = inFlight.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }.map {
+            .object([
+                ("id", .string($0.id)), ("at", .string(Timestamp.iso8601($0.fireTime, fraction: .microseconds))),
+                ("missed", .number(Int64($0.missed))),
+            ])
+        }
+        text += "},\"in_flight\":" + JSONValue.array(flying).serialized + "}\n"
+        return text
     }
 
     enum Record {

@@ -63,6 +63,16 @@ public final class Scheduler: @unchecked Sendable {
     /// Every occurrence at or before this instant (µs) has been handled.
     private var processedThrough: Int64?
     private var reportedSkips: Set<String> = []
+    /// While state cannot be written: since when, and how many writes have failed. The failure is reported when it
+    /// begins and the recovery when a write succeeds again, not every fire in between.
+    private var stateFailure: (since: Date, attempts: Int)?
+    /// Whether compacting the state failed (while the journal could still be written) and was reported.
+    private var compactionFailed = false
+    /// While state cannot be written, the timer also wakes this often to write it again, so that what the store
+    /// keeps in memory reaches the disk soon after space returns even when nothing falls due for hours.
+    public var stateRetryInterval: Duration = .seconds(10)
+    /// When the next such attempt is due (µs), while state cannot be written.
+    private var stateRetryDue: Int64?
     /// Re-deliveries the user asked for with `snooze`, earliest first. Kept in memory only: a snooze does not
     /// outlive the daemon, and it never touches the history (it is not an occurrence of the trigger).
     private var snoozes: [(due: Int64, id: String)] = []
@@ -173,7 +183,7 @@ public final class Scheduler: @unchecked Sendable {
         if isFirstInstall { redeliverInterrupted(loaded) }
         if processedThrough == nil { processedThrough = now }
         // New first sightings are on disk before the timer is armed; the snapshot is rewritten only now and then.
-        persist { store.wantsCompaction ? try store.compact(histories) : try store.flush() }
+        if store.wantsCompaction { compactOrFlush() } else { persist { try store.flush() } }
         rearm()
     }
 
@@ -241,18 +251,65 @@ public final class Scheduler: @unchecked Sendable {
         }
     }
 
-    /// Writes state, reporting (not throwing) a failure: the schedule goes on, the operator is told.
+    /// Writes state, reporting (not throwing) a failure: the schedule goes on, the operator is told once.
+    ///
+    /// The store keeps what it could not write, and every later write (each fire, each rebuild, and every
+    /// `stateRetryInterval` meanwhile) tries it again; the first that succeeds says so.
     private func persist(_ write: () throws -> Void) {
         do {
             try write()
         } catch {
-            log.record(DaemonEvent(.configError, "Cannot record state: \(error)", priority: 3))
+            let now = clock.now()
+            stateRetryDue = now.epochMicroseconds + Self.microseconds(stateRetryInterval)
+            if let failure = stateFailure {
+                stateFailure = (failure.since, failure.attempts + 1)
+                return
+            }
+            stateFailure = (now, 1)
+            log.record(
+                DaemonEvent(
+                    .configError,
+                    "Cannot record state: \(error); keeping it in memory and trying again at each fire and every "
+                        + "\(Timespan(stateRetryInterval) ?? .infinity)",
+                    fields: [("CHIME_ERROR", "\(error)")], priority: 3))
+            return
+        }
+        stateRetryDue = nil
+        guard let failure = stateFailure else { return }
+        stateFailure = nil
+        log.record(
+            DaemonEvent(
+                .configError,
+                "State recorded again, after \(failure.attempts) failed attempt(s) since "
+                    + "\(Timestamp.iso8601(failure.since, fraction: .microseconds)); nothing recorded meanwhile was lost.",
+                priority: 5))
+    }
+
+    /// Rewrites the snapshot of the state, or, when that fails (a full disk has room for a record but not a
+    /// snapshot), makes sure the journal at least is written: it holds everything, and the next rebuild tries
+    /// again. The snapshot's failure alone is reported once, as a warning; with the journal's it is part of that.
+    private func compactOrFlush() {
+        persist {
+            do {
+                try store.compact(histories)
+                compactionFailed = false
+                return
+            } catch {
+                try store.flush()
+                guard !compactionFailed else { return }
+                compactionFailed = true
+                log.record(
+                    DaemonEvent(
+                        .configError,
+                        "Cannot compact the state (\(error)); the journal keeps it, compacting at a later rebuild",
+                        fields: [("CHIME_ERROR", "\(error)")], priority: 4))
+            }
         }
     }
 
     /// Writes the whole state (at shutdown).
     public func saveState() {
-        persist { try store.compact(histories) }
+        compactOrFlush()
     }
 
     /// The wall clock was set (NTP step, manual change, resume): occurrences jumped over count as missed; after
@@ -329,7 +386,7 @@ public final class Scheduler: @unchecked Sendable {
     }
 
     private func rearm() {
-        let deadlines = [queue.first?.fireTime, snoozes.first?.due].compactMap { $0 }
+        let deadlines = [queue.first?.fireTime, snoozes.first?.due, stateRetryDue].compactMap { $0 }
         if let first = deadlines.min() {
             timer.arm(at: Date(epochMicroseconds: first))
         } else {

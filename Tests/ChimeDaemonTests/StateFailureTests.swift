@@ -1,0 +1,216 @@
+import ChimeCore
+import ChimeTestSupport
+import Foundation
+import Testing
+
+@testable import ChimeDaemon
+
+/// A state directory that cannot be written for a while (the disk is full): reported once, kept in memory,
+/// written again when space returns, and nothing lost or garbled on the way.
+@Suite struct StateFailureTests {
+    static func date(_ iso: String) -> Date { SchedulerTests.date(iso) }
+
+    /// A disk that takes at most `room` more bytes (then fails with ENOSPC, after a partial write if it can),
+    /// or everything while `room` is nil.
+    final class FillingDisk: @unchecked Sendable {
+        private let lock = NSLock()
+        private var room: Int?
+        private(set) var failures = 0
+
+        func fill(leaving bytes: Int) { lock.withLock { room = bytes } }
+        func free() { lock.withLock { room = nil } }
+
+        func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+            let allowed: Int? = lock.withLock {
+                guard let room else { return nil }
+                guard room > 0 else {
+                    failures += 1
+                    return 0
+                }
+                self.room = room - min(room, bytes.count)
+                return min(room, bytes.count)
+            }
+            guard let allowed else { return Glibc.write(descriptor, bytes.baseAddress, bytes.count) }
+            guard allowed > 0 else {
+                errno = ENOSPC
+                return -1
+            }
+            return Glibc.write(descriptor, bytes.baseAddress, allowed)
+        }
+    }
+
+    @Test func aFlushCutShortByAFullDiskGoesOnWhereItStopped() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-state")
+        defer { directory.remove() }
+        let disk = FillingDisk()
+        let store = FileHistoryStore(directory: directory.path) { disk.write($0, $1) }
+        store.recordFirstSeen(["a"], at: Self.date("2026-11-02 00:00 UTC"))
+        try store.flush()
+        // Room for half a record: the first write stops in the middle of a line, the next fails outright.
+        disk.fill(leaving: 30)
+        let hours = (1...5).map { Self.date("2026-11-02 0\($0):00 UTC") }
+        for hour in hours {
+            store.recordOccurrence("a", at: hour, missed: 0)
+            store.recordFinished("a", at: hour)
+            #expect(throws: AtomicFile.WriteError.self) { try store.flush() }
+        }
+        #expect(disk.failures >= 5)
+        disk.free()
+        try store.flush()
+        let text = try String(contentsOfFile: directory.path + "/occurrences.log", encoding: .utf8)
+        // Every record once, whole, on a line of its own.
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 1 + 10 + 1)
+        #expect(lines.last == "")
+        #expect(lines.dropLast().allSatisfy { FileHistoryStore.parseRecord(Data($0.utf8)) != nil })
+        let reopened = FileHistoryStore(directory: directory.path)
+        let (histories, problems) = reopened.load()
+        #expect(problems.isEmpty)
+        #expect(histories["a"]?.lastOccurrence == hours.last)
+        #expect(reopened.interrupted().isEmpty)
+    }
+
+    @Test func aTornLastRecordIsCutOffSoThatTheNextRecordSurvives() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-state")
+        defer { directory.remove() }
+        let store = FileHistoryStore(directory: directory.path)
+        store.recordFirstSeen(["a"], at: Self.date("2026-11-02 00:00 UTC"))
+        try store.flush()
+        // A crash (or a full disk) in the middle of a record.
+        let handle = try #require(FileHandle(forWritingAtPath: directory.path + "/occurrences.log"))
+        handle.seekToEndOfFile()
+        handle.write(Data(#"{"occurrence":"a","at":"2026-11-02T0"#.utf8))
+        try handle.close()
+        let restarted = FileHistoryStore(directory: directory.path)
+        #expect(restarted.load().problems.isEmpty)
+        restarted.recordOccurrence("a", at: Self.date("2026-11-02 03:00 UTC"), missed: 0)
+        try restarted.flush()
+        let (histories, problems) = FileHistoryStore(directory: directory.path).load()
+        #expect(problems.isEmpty)
+        #expect(histories["a"]?.lastOccurrence == Self.date("2026-11-02 03:00 UTC"))
+    }
+
+    /// A memory store whose writes fail while `failing` is set, as a full disk makes them.
+    final class FailingStore: HistoryStore, @unchecked Sendable {
+        let memory = MemoryHistoryStore()
+        private let lock = NSLock()
+        private var failingFlush = false
+        private var failingCompaction = false
+        private(set) var attempts = 0
+
+        struct DiskFull: Error, CustomStringConvertible {
+            var description: String { "write /state/occurrences.log: No space left on device" }
+        }
+
+        func fail(flush: Bool, compaction: Bool) {
+            lock.withLock {
+                failingFlush = flush
+                failingCompaction = compaction
+            }
+        }
+
+        func load() -> (histories: [String: DeliveryHistory], problems: [String]) { memory.load() }
+        func interrupted() -> [InterruptedDelivery] { memory.interrupted() }
+        func recordFirstSeen(_ ids: [String], at date: Date) { memory.recordFirstSeen(ids, at: date) }
+        func recordOccurrence(_ id: String, at occurrence: Date, missed: Int) {
+            memory.recordOccurrence(id, at: occurrence, missed: missed)
+        }
+        func recordSkipped(_ id: String, at occurrence: Date) { memory.recordSkipped(id, at: occurrence) }
+        func recordFinished(_ id: String, at occurrence: Date) { memory.recordFinished(id, at: occurrence) }
+        var wantsCompaction: Bool { true }
+
+        func flush() throws {
+            try lock.withLock {
+                attempts += 1
+                if failingFlush { throw DiskFull() }
+            }
+            try memory.flush()
+        }
+
+        func compact(_ histories: [String: DeliveryHistory]) throws {
+            try lock.withLock {
+                if failingCompaction { throw DiskFull() }
+            }
+            try memory.compact(histories)
+        }
+    }
+
+    @Test func aStateThatCannotBeWrittenIsReportedOnceAndItsRecoveryOnce() {
+        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let store = FailingStore()
+        let log = RecordingEventLog()
+        let dispatcher = RecordingDispatcher(clock: clock)
+        let scheduler = Scheduler(
+            clock: clock, timer: clock.makeTimer(), dispatcher: dispatcher, log: log, store: store)
+        scheduler.install(SchedulerTests.schedule([("tick", "[Trigger]\nEvery=1s\n")]))
+        store.fail(flush: true, compaction: true)
+        clock.advance(to: Self.date("2026-11-02 00:00:30 UTC"))
+        // 30 fires, each delivered on time and each trying to write, one report.
+        #expect(dispatcher.records.count == 30)
+        #expect(dispatcher.records.allSatisfy { $0.handedOffAt == $0.fireTime })
+        let reports = log.events(.configError)
+        #expect(reports.map(\.priority) == [3])
+        #expect(reports.first?.message.hasPrefix("Cannot record state: write /state/occurrences.log: No space") == true)
+        #expect(reports.first?.fields.first { $0.name == "CHIME_ERROR" }?.value.contains("No space") == true)
+        // A rebuild that cannot compact nor flush belongs to the same episode.
+        scheduler.install(SchedulerTests.schedule([("tick", "[Trigger]\nEvery=1s\n")]))
+        #expect(log.events(.configError).count == 1)
+        store.fail(flush: false, compaction: false)
+        clock.advance(to: Self.date("2026-11-02 00:00:31 UTC"))
+        let events = log.events(.configError)
+        #expect(events.count == 2)
+        #expect(events.last?.priority == 5)
+        #expect(
+            events.last?.message
+                == "State recorded again, after 31 failed attempt(s) since 2026-11-02T00:00:01.000000Z; "
+                + "nothing recorded meanwhile was lost.")
+        #expect(store.memory.stored["tick"]?.lastOccurrence == Self.date("2026-11-02 00:00:31 UTC"))
+        // And nothing more while writes succeed.
+        clock.advance(to: Self.date("2026-11-02 00:01:00 UTC"))
+        #expect(log.events(.configError).count == 2)
+    }
+
+    @Test func whileStateCannotBeWrittenTheTimerAlsoWakesToTryAgain() {
+        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let timer = clock.makeTimer()
+        let store = FailingStore()
+        let log = RecordingEventLog()
+        let scheduler = Scheduler(
+            clock: clock, timer: timer, dispatcher: RecordingDispatcher(clock: clock), log: log, store: store)
+        store.fail(flush: true, compaction: true)
+        scheduler.install(SchedulerTests.schedule([("exam", "[Trigger]\nAt=2026-11-03 07:00 UTC\n")]))
+        // Nothing due for a day, yet the state is tried again in 10 s, and every 10 s while it fails.
+        #expect(scheduler.armedDeadline == Self.date("2026-11-02 00:00:10 UTC"))
+        clock.advance(to: Self.date("2026-11-02 00:00:30 UTC"))
+        #expect(store.attempts == 4)
+        #expect(scheduler.armedDeadline == Self.date("2026-11-02 00:00:40 UTC"))
+        store.fail(flush: false, compaction: false)
+        clock.advance(to: Self.date("2026-11-02 00:00:40 UTC"))
+        #expect(log.events(.configError).map(\.priority) == [3, 5])
+        // Recovered: back to one wake-up, for the exam.
+        #expect(scheduler.armedDeadline == Self.date("2026-11-03 07:00 UTC"))
+        clock.advance(to: Self.date("2026-11-02 12:00 UTC"))
+        #expect(store.attempts == 5)
+    }
+
+    @Test func aSnapshotThatCannotBeWrittenLeavesTheJournalWrittenAndIsReportedOnce() {
+        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let store = FailingStore()
+        let log = RecordingEventLog()
+        let scheduler = Scheduler(
+            clock: clock, timer: clock.makeTimer(), dispatcher: RecordingDispatcher(clock: clock), log: log,
+            store: store)
+        store.fail(flush: false, compaction: true)
+        for _ in 0..<3 {
+            scheduler.install(SchedulerTests.schedule([("tick", "[Trigger]\nEvery=1s\n")]))
+            clock.advance(by: .seconds(5))
+        }
+        scheduler.saveState()
+        let events = log.events(.configError)
+        #expect(events.map(\.priority) == [4])
+        #expect(events.first?.message.hasPrefix("Cannot compact the state (") == true)
+        // Each attempt fell back to the journal, which was written.
+        #expect(store.memory.flushCount == store.attempts)
+        #expect(store.attempts > 4)
+    }
+}
