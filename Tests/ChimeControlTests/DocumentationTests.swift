@@ -183,7 +183,7 @@ import Testing
     @Test func readmeCommandsAreMakeTargets() throws {
         let readme = try Self.read("README.md")
         let makefile = try Self.read("Makefile")
-        for target in ["run", "test", "install"] {
+        for target in ["run", "test", "tsan", "asan", "install"] {
             #expect(readme.contains("make \(target)"))
             #expect(makefile.contains("\n\(target):"), "Makefile has no '\(target)' target")
         }
