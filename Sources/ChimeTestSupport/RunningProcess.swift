@@ -18,10 +18,22 @@ public final class RunningProcess: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         outPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
+            // At the end of the output the handler is removed: Foundation's handle keeps itself (and so the process
+            // and its pipes) alive while it has one, which the leak checker reported for every process started.
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                return
+            }
             self?.lock.withLock { self?.out.append(data) }
         }
         errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
+            // At the end of the output the handler is removed: Foundation's handle keeps itself (and so the process
+            // and its pipes) alive while it has one, which the leak checker reported for every process started.
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                return
+            }
             self?.lock.withLock { self?.err.append(data) }
         }
         try process.run()
