@@ -60,12 +60,18 @@ public final class RunningProcess: @unchecked Sendable {
             process.waitUntilExit()
             return nil
         }
+        // Returns at once; Foundation lets go of what it keeps for a process it started only here.
+        process.waitUntilExit()
         usleep(50_000)  // let the pipes' last bytes arrive
         return process.terminationStatus
     }
 
     deinit {
+        // A process that Foundation started and nobody waited for is leaked with its pipes and handles (the leak
+        // checker reported every one a test had not waited for).
+        guard process.processIdentifier != 0 else { return }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 }
 
