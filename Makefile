@@ -97,7 +97,7 @@ test: deps-test config-modes
 # SystemdE2ETests to the normal pass (it boots the static release chimed, which is not instrumented).
 #
 # make test runs the thread sanitizer on every suite except these, which run one thread and are the slowest under
-# it (about 220 of the 390 seconds the whole suite takes): ChimeCoreTests' calendar, time-syntax, unit-file and zone
+# it (about 160 of the 360 seconds the whole suite takes): ChimeCoreTests' calendar, time-syntax, unit-file and zone
 # suites (the parsers and the calendar engine; what of ChimeCore runs on several threads, the parallel loading of
 # NotificationSearch and GeneratorOutput, stays in) and the million-notification ScaleReferenceTests, which drives
 # the scheduler from one thread on a manual clock. What stays: the scheduler, the dispatcher and its timeouts,
