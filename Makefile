@@ -94,7 +94,7 @@ test: deps-test config-modes
 
 # The sanitizer passes (tools/sanitized-test): a build of their own each, the tests and the chimed, chimectl and
 # probe they start all instrumented, and the pass fails on any report from any of those processes. Both leave
-# SystemdE2ETests to the normal pass (it boots the static release chimed, which is not instrumented).
+# SystemdE2ETests and SoakTests to the normal pass (they run the static release chimed, which is not instrumented).
 #
 # make test runs the thread sanitizer on every suite except these, which run one thread and are the slowest under
 # it (about 160 of the 360 seconds the whole suite takes): ChimeCoreTests' calendar, time-syntax, unit-file and zone
