@@ -39,8 +39,9 @@ public enum Fuzzer {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in input { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         let path = "\(slowDirectory)/slow-\(String(hash, radix: 16))"
-        FileManager.default.createFile(atPath: path, contents: Data(input))
-        let report = "==\(getpid())== SLOW INPUT: \(milliseconds(first)) ms, then \(milliseconds(second)) ms: \(path)\n"
+        let saved = FileManager.default.createFile(atPath: path, contents: Data(input)) ? path : "not saved"
+        let times = "\(milliseconds(first)) ms, then \(milliseconds(second)) ms"
+        let report = "==\(getpid())== SLOW INPUT: \(times): \(saved)\n"
         FileHandle.standardError.write(Data(report.utf8))
     }
 

@@ -2,6 +2,10 @@ import ChimeCore
 import Foundation
 import FuzzSupport
 
+/// One caching zone database for the whole run, as for one load of many files: reading the same TZif file from disk
+/// for every input would be most of the work.
+let zones = ZoneDatabase.system.cachingLookups()
+
 let now = Date(epochMicroseconds: 1_796_029_913_241_911)
 let path = "/etc/chime/fuzz.notification"
 
@@ -15,8 +19,7 @@ Fuzzer.run { input in
     for (index, dropIn) in files.dropFirst().enumerated() where !dropIn.isEmpty {
         unit.apply(dropIn: UnitFile(parsing: dropIn, path: "/etc/chime/fuzz.notification.d/\(index).conf"))
     }
-    let loader = NotificationLoader(
-        systemZone: Fuzzer.zones[1], zones: ZoneDatabase.system.cachingLookups(), calendarCache: CalendarCache())
+    let loader = NotificationLoader(systemZone: Fuzzer.zones[1], zones: zones, calendarCache: CalendarCache())
     guard let notification = loader.load(unit, id: "fuzz", path: path).notification else { return }
     _ = notification.trigger.occurrences(
         after: now, history: DeliveryHistory(firstSeen: now), systemZone: loader.systemZone, limit: 3)
