@@ -7,6 +7,8 @@ let package = Package(
         .executable(name: "chimed", targets: ["chimed"]),
         .executable(name: "chimectl", targets: ["chimectl"]),
         .library(name: "ChimeCore", targets: ["ChimeCore"]),
+        // For the fuzz targets in fuzzing/, a package of their own: the state store's reading of its files.
+        .library(name: "ChimeDaemon", targets: ["ChimeDaemon"]),
     ],
     targets: [
         // Pure logic: model, unit-file syntax, calendar engine, time zones, timestamps. Foundation only.

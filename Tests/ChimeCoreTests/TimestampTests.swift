@@ -507,6 +507,28 @@ import Testing
         #expect(Timestamp.iso8601(date) == whenNonZero)
     }
 
+    /// What `iso8601` writes reads back, years past 9999 included: `@` timestamps reach them, and `At=@2534022174400`
+    /// (found by fuzz-timestamp) was written as `82269-12-19T08:26:40.000000Z`, which `parseISO8601` refused.
+    @Test(
+        arguments: [
+            0, 1_796_029_913_241_911, 253_402_300_799_000_000, 253_402_300_800_000_000, 2_534_022_174_400_000_000,
+        ] as [Int64])
+    func readsBackISO8601(microseconds: Int64) {
+        let date = Date(epochMicroseconds: microseconds)
+        for fraction in [Timestamp.FractionDigits.microseconds, .whenNonZero] {
+            let text = Timestamp.iso8601(date, fraction: fraction)
+            #expect(Timestamp.parseISO8601(text)?.epochMicroseconds == microseconds, "\(text)")
+        }
+    }
+
+    @Test(arguments: [
+        "82269-12-19T08:26:40", "2026-12-01 06:00:00Z", "999-12-01T06:00:00Z", "1234567-01-01T00:00:00Z",
+        "294247-01-10T04:00:55Z", "2026-12-01T06:00:00.1234567Z",
+    ])
+    func refusesWhatISO8601DoesNotWrite(text: String) {
+        #expect(Timestamp.parseISO8601(text) == nil)
+    }
+
     /// systemd 252 gets `parse_timestamp("2026-12-01 07:00 Asia/Tokyo")` right, but `systemd-analyze timestamp`
     /// answers "Invalid argument" for every IANA zone suffix: it parses the zone in a forked child that renames
     /// itself, which wipes the argv string being parsed. chime follows `parse_timestamp()`.

@@ -220,6 +220,33 @@ import Testing
         #expect(histories["a"]?.lastOccurrence == nil)
     }
 
+    /// The bytes of the two files as `load()` reads them, without a directory: what the state fuzz target feeds.
+    @Test func readsTheFilesBytesAsLoadDoes() {
+        let store = FileHistoryStore(directory: "/nonexistent")
+        let snapshot = """
+            {"version":1,"notifications":{"a":{"first_seen":"2026-11-02T00:00:00.000000Z","last_occurrence":null}},\
+            "in_flight":[{"id":"a","at":"2026-11-02T01:00:00.000000Z","missed":0}]}
+            """
+        // The second record is damaged, the last one torn; an occurrence far past 9999 is an instant like any other
+        // (`At=@2534022174400` is accepted, as by systemd; fuzz-timestamp found its ISO 8601 form unreadable).
+        let journal = """
+            {"finished":"a","at":"2026-11-02T01:00:00.000000Z"}
+            not a record
+            {"occurrence":"far","at":"82269-12-19T08:26:40.000000Z","missed":0}
+            {"occurrence":"a","at":"2026-11-02T0
+            """
+        let contents = store.read(snapshot: Data(snapshot.utf8), journal: Data(journal.utf8))
+        #expect(contents.isSnapshotReadable)
+        #expect(contents.histories["a"] == DeliveryHistory(firstSeen: Self.date("2026-11-02 00:00 UTC")))
+        let far = Date(epochMicroseconds: 2_534_022_174_400_000_000)
+        #expect(contents.histories["far"] == DeliveryHistory(firstSeen: far, lastOccurrence: far))
+        #expect(contents.inFlight.values.map(\.id) == ["far"])
+        #expect(contents.journalRecords == 3)
+        #expect(contents.problems == ["/nonexistent/occurrences.log:2: unreadable record, ignoring"])
+        #expect(!store.read(snapshot: Data("{}".utf8), journal: nil).isSnapshotReadable)
+        #expect(store.read(snapshot: nil, journal: nil).histories.isEmpty)
+    }
+
     @Test(arguments: [
         ("truncated", #"{"version":1,"notifications":{"a":{"first_seen":"2026-11-02T00:0"#),
         ("garbage", "\u{0}\u{1}not json at all"),

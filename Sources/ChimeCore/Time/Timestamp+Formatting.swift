@@ -264,29 +264,38 @@ extension Timestamp {
 }
 
 extension Timestamp {
-    /// Reads back what `iso8601(_:fraction:)` writes: `2026-12-01T06:00:00Z` or `…:00.250000Z` (UTC only).
+    /// Reads back what `iso8601(_:fraction:)` writes: `2026-12-01T06:00:00Z` or `…:00.250000Z` (UTC only). The
+    /// year has more than four digits after 9999, which `@` timestamps reach (`At=@2534022174400` is in 82269).
     public static func parseISO8601(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
-        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"), bytes[10] == UInt8(ascii: "T") else { return nil }
+        guard let dash = bytes.firstIndex(of: UInt8(ascii: "-")), (4...6).contains(dash) else { return nil }
+        // Everything after the year has fixed places, shifted by the year's extra digits.
+        let shift = dash - 4
+        guard bytes.count >= 20 + shift, bytes.last == UInt8(ascii: "Z"), bytes[10 + shift] == UInt8(ascii: "T") else {
+            return nil
+        }
         func number(_ range: Range<Int>) -> Int? {
+            let range = (range.lowerBound + shift)..<(range.upperBound + shift)
             guard bytes[range].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
             return Int(String(decoding: bytes[range], as: UTF8.self))
         }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+        guard let year = number(-shift..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
         else { return nil }
         var micro = 0
-        if bytes.count > 20 {
-            let digits = bytes.count - 21
-            guard bytes[19] == UInt8(ascii: "."), (1...6).contains(digits), let value = number(20..<(bytes.count - 1))
+        if bytes.count > 20 + shift {
+            let digits = bytes.count - 21 - shift
+            guard bytes[19 + shift] == UInt8(ascii: "."), (1...6).contains(digits),
+                let value = number(20..<(bytes.count - 1 - shift))
             else { return nil }
             micro = value
             for _ in digits..<6 { micro *= 10 }
-        } else if bytes.count != 20 {
-            return nil
         }
         let days = Int64(CivilTime.days(year: year, month: month, day: day))
         let seconds = days * 86_400 + Int64(hour * 3_600 + minute * 60 + second)
-        return Date(epochMicroseconds: seconds * 1_000_000 + Int64(micro))
+        // A six-digit year can lie past what a Date holds in microseconds.
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        guard !overflow, whole <= Int64.max - Int64(micro) else { return nil }
+        return Date(epochMicroseconds: whole + Int64(micro))
     }
 }

@@ -156,67 +156,76 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     var logPath: String { directory + "/occurrences.log" }
 
     public func load() -> (histories: [String: DeliveryHistory], problems: [String]) {
-        var problems: [String] = []
-        var histories: [String: DeliveryHistory] = [:]
-        var flying: [String: InterruptedDelivery] = [:]
-        if let data = FileManager.default.contents(atPath: snapshotPath) {
-            if let parsed = Self.parseSnapshot(data) {
-                histories = parsed.histories
+        let fileManager = FileManager.default
+        let journal = fileManager.contents(atPath: logPath)
+        var stored = read(snapshot: fileManager.contents(atPath: snapshotPath), journal: journal)
+        if let journal, let last = journal.last, last != UInt8(ascii: "\n") {
+            // Appended to, the torn last record would swallow the next one; `read` already left it out.
+            let kept = journal.lastIndex(of: UInt8(ascii: "\n")).map { $0 - journal.startIndex + 1 } ?? 0
+            if truncate(logPath, off_t(kept)) != 0 {
+                stored.problems.append(
+                    "\(logPath): cannot cut off its torn last record (\(String(cString: strerror(errno)))); "
+                        + "the next record may be lost")
+            }
+        }
+        if !stored.isSnapshotReadable {
+            let aside = snapshotPath + ".corrupt-\(Int(Date().timeIntervalSince1970))"
+            let moved = rename(snapshotPath, aside) == 0
+            stored.problems.insert(
+                "\(snapshotPath) is not a valid chime state file (truncated, garbage or another version); "
+                    + (moved ? "moved it to \(aside) and starting afresh" : "starting afresh"),
+                at: 0)
+        }
+        lock.withLock {
+            inFlight = stored.inFlight
+            interruptedAtLoad = stored.inFlight.values.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }
+            journalRecords = stored.journalRecords
+        }
+        return (stored.histories, stored.problems)
+    }
+
+    /// What `state.json` and `occurrences.log` hold, as `load()` reads them back.
+    public struct Contents: Sendable {
+        public var histories: [String: DeliveryHistory] = [:]
+        /// The deliveries handed off and not finished, by `id@microseconds`.
+        public var inFlight: [String: InterruptedDelivery] = [:]
+        /// The records in the journal, torn or not: how far it is from wanting a compaction.
+        public var journalRecords = 0
+        /// False when there was a snapshot and it was not a chime state file; it then counts as empty.
+        public var isSnapshotReadable = true
+        /// Damage found in the journal, one sentence each.
+        public var problems: [String] = []
+    }
+
+    /// Replays the bytes of `occurrences.log` (`journal`) over those of `state.json` (`snapshot`); `nil` for a file
+    /// that does not exist. Never fails: what cannot be read is left out and, unless it is a torn last record,
+    /// reported.
+    public func read(snapshot: Data?, journal: Data?) -> Contents {
+        var contents = Contents()
+        if let snapshot {
+            if let parsed = Self.parseSnapshot(snapshot) {
+                contents.histories = parsed.histories
                 for delivery in parsed.inFlight {
-                    flying[MemoryHistoryStore.key(delivery.id, delivery.fireTime)] = delivery
+                    contents.inFlight[MemoryHistoryStore.key(delivery.id, delivery.fireTime)] = delivery
                 }
             } else {
-                let aside = snapshotPath + ".corrupt-\(Int(Date().timeIntervalSince1970))"
-                let moved = rename(snapshotPath, aside) == 0
-                problems.append(
-                    "\(snapshotPath) is not a valid chime state file (truncated, garbage or another version); "
-                        + (moved ? "moved it to \(aside) and starting afresh" : "starting afresh"))
+                contents.isSnapshotReadable = false
             }
         }
-        if let data = FileManager.default.contents(atPath: logPath) {
-            if let last = data.last, last != UInt8(ascii: "\n") {
-                // Appended to, the torn line would swallow the next record; it is ignored below anyway.
-                let kept = data.lastIndex(of: UInt8(ascii: "\n")).map { $0 - data.startIndex + 1 } ?? 0
-                if truncate(logPath, off_t(kept)) != 0 {
-                    problems.append(
-                        "\(logPath): cannot cut off its torn last record (\(String(cString: strerror(errno)))); "
-                            + "the next record may be lost")
+        guard let journal else { return contents }
+        let lines = journal.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        contents.journalRecords = lines.count - 1
+        for (number, line) in lines.enumerated() where !line.isEmpty {
+            guard let record = Self.parseRecord(Data(line)) else {
+                // Only the last line can be torn by a crash; anything else is damage worth reporting.
+                if number < lines.count - 2 {
+                    contents.problems.append("\(logPath):\(number + 1): unreadable record, ignoring")
                 }
+                continue
             }
-            let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-            for (number, line) in lines.enumerated() where !line.isEmpty {
-                guard let record = Self.parseRecord(Data(line)) else {
-                    // Only the last line can be torn by a crash; anything else is damage worth reporting.
-                    if number < lines.count - 2 {
-                        problems.append("\(logPath):\(number + 1): unreadable record, ignoring")
-                    }
-                    continue
-                }
-                switch record {
-                case .firstSeen(let ids, let date):
-                    for id in ids where histories[id] == nil { histories[id] = DeliveryHistory(firstSeen: date) }
-                case .occurrence(let id, let date, let missed), .skipped(let id, let date, let missed):
-                    if histories[id] == nil { histories[id] = DeliveryHistory(firstSeen: date) }
-                    if (histories[id]?.lastOccurrence ?? .distantPast) < date { histories[id]?.lastOccurrence = date }
-                    if case .occurrence = record {
-                        flying[MemoryHistoryStore.key(id, date)] = InterruptedDelivery(
-                            id: id, fireTime: date, missed: missed)
-                    }
-                case .finished(let id, let date):
-                    flying.removeValue(forKey: MemoryHistoryStore.key(id, date))
-                }
-            }
+            contents.replay(record)
         }
-        let records =
-            FileManager.default.contents(atPath: logPath).map { data in
-                data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-            } ?? 0
-        lock.withLock {
-            inFlight = flying
-            interruptedAtLoad = flying.values.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }
-            journalRecords = records
-        }
-        return (histories, problems)
+        return contents
     }
 
     public func interrupted() -> [InterruptedDelivery] { lock.withLock { interruptedAtLoad } }
@@ -392,5 +401,23 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
             inFlight.append(InterruptedDelivery(id: id, fireTime: at, missed: entry["missed"] as? Int ?? 0))
         }
         return (histories, inFlight)
+    }
+}
+
+extension FileHistoryStore.Contents {
+    /// Applies one journal record: first sightings and occurrences only ever move a history forward.
+    fileprivate mutating func replay(_ record: FileHistoryStore.Record) {
+        switch record {
+        case .firstSeen(let ids, let date):
+            for id in ids where histories[id] == nil { histories[id] = DeliveryHistory(firstSeen: date) }
+        case .occurrence(let id, let date, let missed), .skipped(let id, let date, let missed):
+            if histories[id] == nil { histories[id] = DeliveryHistory(firstSeen: date) }
+            if (histories[id]?.lastOccurrence ?? .distantPast) < date { histories[id]?.lastOccurrence = date }
+            if case .occurrence = record {
+                inFlight[MemoryHistoryStore.key(id, date)] = InterruptedDelivery(id: id, fireTime: date, missed: missed)
+            }
+        case .finished(let id, let date):
+            inFlight.removeValue(forKey: MemoryHistoryStore.key(id, date))
+        }
     }
 }
