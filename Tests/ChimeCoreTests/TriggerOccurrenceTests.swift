@@ -131,6 +131,30 @@ import Testing
                 == nil)
     }
 
+    @Test func countOverMergedSourcesWalksOnlyAsFarAsAsked() {
+        // A sequence with an occurrence every microsecond and a Count= of a billion: asking for the third
+        // occurrence looks at three, and asking on from there goes on from where the walk stopped.
+        let walk = CountLimit()
+        var looked = 0
+        func next(_ wanted: Int64) -> Int64? {
+            walk.next(atOrAfter: wanted, windowStart: 1_000, zone: .utc, count: 1_000_000_000) { position in
+                looked += 1
+                return position
+            }
+        }
+        #expect(next(1_002) == 1_002)
+        #expect(looked == 3)
+        #expect(next(1_005) == 1_005)
+        #expect(looked == 6)
+        // Already counted: answered by one look, not by walking again.
+        #expect(next(1_001) == 1_001)
+        #expect(looked == 7)
+        // Count= ends the sequence: nothing after the N-th.
+        let short = CountLimit()
+        let answer = short.next(atOrAfter: 1_010, windowStart: 1_000, zone: .utc, count: 5) { $0 }
+        #expect(answer == nil)
+    }
+
     @Test func countOverMillionsStaysFast() {
         // The Every= fast path computes the k-th occurrence directly.
         let trigger = Self.trigger("Every=1s\nFrom=2026-01-01 00:00 UTC\nCount=100000000")

@@ -63,21 +63,17 @@ extension Trigger {
             let next = anchor + index * step
             return next <= windowEnd ? next : nil
         }
-        // Count= over a merged sequence: its last occurrence is found by walking the sequence from the window's
-        // start, once for each window start and zone; after that, a call costs what one without Count= does.
-        let walk = { () -> Int64? in
-            var position = windowStart
-            var last: Int64?
-            for _ in 0..<count {
-                guard let next = earliest(atOrAfter: position, zone: zone, history: history) else { break }
-                last = next
-                position = next + 1
-            }
-            return last
-        }
-        let last = countLimit?.lastOccurrence(windowStart: windowStart, zone: zone, walk: walk) ?? walk()
-        guard let last, let next = earliest(atOrAfter: max(after + 1, windowStart), zone: zone, history: history),
-            next <= min(last, windowEnd)
+        // Count= over a merged sequence: which occurrence is the N-th is known only by walking the sequence from the
+        // window's start. The walk goes only as far as asked, and the position it reached is kept with the trigger,
+        // so the scheduler, which asks in ascending order, pays for each occurrence once.
+        let wanted = max(after + 1, windowStart)
+        guard wanted <= windowEnd else { return nil }
+        let walk = countLimit ?? CountLimit()
+        guard
+            let next = walk.next(
+                atOrAfter: wanted, windowStart: windowStart, zone: zone, count: count,
+                earliest: { earliest(atOrAfter: $0, zone: zone, history: history) }),
+            next <= windowEnd
         else { return nil }
         return next
     }
@@ -124,24 +120,48 @@ extension Trigger {
     }
 }
 
-/// The last occurrence a `Count=` allows, for the window start and zone it was found for: a notification keeps its
-/// trigger for as long as it is scheduled, and asks for its next occurrence at every fire.
+/// How far the occurrences of a trigger with `Count=` over several sources have been counted, for the window start
+/// and zone they were counted in: a notification keeps its trigger for as long as it is scheduled, and asks for its
+/// next occurrence at every fire.
 final class CountLimit: Sendable {
-    private struct Found {
+    private struct Walk {
         var windowStart: Int64
         /// Held, not just compared by name: an updated tzdata gives other rules under the same name.
         var zone: ZoneRules
-        var last: Int64?
+        /// Every occurrence before `position` has been counted; there are `counted` of them.
+        var position: Int64
+        var counted = 0
+        /// The walk reached `Count=`, or the sequence ended: there is nothing at or after `position`.
+        var isFinished = false
     }
 
-    private let found = Mutex<Found?>(nil)
+    private let walk = Mutex<Walk?>(nil)
 
-    func lastOccurrence(windowStart: Int64, zone: ZoneRules, walk: () -> Int64?) -> Int64? {
-        if let known = found.withLock({ $0 }), known.windowStart == windowStart, known.zone.isSame(as: zone) {
-            return known.last
+    /// The first of the first `count` occurrences that is at or after `wanted`, walking from where the walk stopped
+    /// last (or from the window's start) only as far as that one.
+    func next(
+        atOrAfter wanted: Int64, windowStart: Int64, zone: ZoneRules, count: Int, earliest: (Int64) -> Int64?
+    ) -> Int64? {
+        var state = walk.withLock { $0 }
+        if state == nil || state!.windowStart != windowStart || !state!.zone.isSame(as: zone) {
+            state = Walk(windowStart: windowStart, zone: zone, position: windowStart)
         }
-        let last = walk()
-        found.withLock { $0 = Found(windowStart: windowStart, zone: zone, last: last) }
-        return last
+        var current = state!
+        defer { walk.withLock { $0 = current } }
+        if wanted < current.position, let next = earliest(wanted), next < current.position {
+            // One of those already counted.
+            return next
+        }
+        while !current.isFinished && current.counted < count {
+            guard let next = earliest(current.position) else {
+                current.isFinished = true
+                break
+            }
+            current.counted += 1
+            current.position = next + 1
+            if current.counted == count { current.isFinished = true }
+            if next >= wanted { return next }
+        }
+        return nil
     }
 }
