@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What the schedule remembers about a notification between runs; it shapes the occurrences.
 public struct DeliveryHistory: Sendable, Equatable {
@@ -135,7 +134,7 @@ final class CountLimit: Sendable {
         var isFinished = false
     }
 
-    private let walk = Mutex<Walk?>(nil)
+    private let walk = Locked<Walk?>(nil)
 
     /// The first of the first `count` occurrences that is at or after `wanted`, walking from where the walk stopped
     /// last (or from the window's start) only as far as that one.

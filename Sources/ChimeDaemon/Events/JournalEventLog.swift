@@ -1,6 +1,6 @@
+import ChimeCore
 import ChimeSystemd
 import Foundation
-import Synchronization
 
 /// The daemon's event log: each event as one structured journal entry, and as a line on standard error unless
 /// standard error already goes to the journal (a service's default), so that errors reach a foreground user too.
@@ -62,7 +62,7 @@ public struct JournalEventLog: EventLog {
 
 /// Whether journal writes are failing; shared by the copies of a `JournalEventLog`.
 private final class Outage: Sendable {
-    private let failing = Mutex(false)
+    private let failing = Locked(false)
 
     /// Records a failed write; returns whether it is the first since the last success.
     func begin() -> Bool {

@@ -1,6 +1,6 @@
+import ChimeCore
 import Dispatch
 import Glibc
-import Synchronization
 
 /// A read source on a file descriptor that it owns: started at most once, stopped at most once, and the descriptor
 /// closed once the source is cancelled.
@@ -12,7 +12,7 @@ final class DescriptorWatch: Sendable {
     let descriptor: Int32
     // Dispatch sources are thread-safe, but Linux's Dispatch does not declare them Sendable.
     nonisolated(unsafe) private let source: any DispatchSourceRead
-    private let phase = Mutex(Phase.idle)
+    private let phase = Locked(Phase.idle)
 
     /// Takes ownership of `descriptor`; `queue` is where the `start` handler runs.
     init(descriptor: Int32, queue: DispatchQueue) {

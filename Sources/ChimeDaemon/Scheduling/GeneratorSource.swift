@@ -1,7 +1,6 @@
 import ChimeCore
 import Foundation
 import Glibc
-import Synchronization
 
 /// Notifications printed by the executables in `generators.d/` of each configuration directory, run on every
 /// rebuild: how data that lives elsewhere (an exam list, a calendar) becomes notifications.
@@ -54,7 +53,7 @@ public struct GeneratorSource: ScheduleSource {
 
     public func load(into schedule: inout LoadedSchedule, loader: NotificationLoader) throws(ScheduleLoadError) {
         let generators = find(problems: &schedule.problems)
-        let runs = Mutex<[String: GeneratorRun]>([:])
+        let runs = Locked<[String: GeneratorRun]>([:])
         let runner = GeneratorRunner(timeout: timeout, outputLimit: outputLimit)
         // One thread each: a generator is mostly waited for.
         ParallelWork.perform(iterations: generators.count, threads: generators.count) { index in

@@ -1,6 +1,6 @@
+import ChimeCore
 import Dispatch
 import Glibc
-import Synchronization
 
 /// Reports each change of the system time zone: a change of `/etc/localtime`, which `timedatectl set-timezone` and
 /// `ln -sf` replace by renaming a new symlink over it.
@@ -17,7 +17,7 @@ public final class TimeZoneChangeMonitor: Sendable {
     private let queue: DispatchQueue
     private let watch: DescriptorWatch
     private let handler: @Sendable () -> Void
-    private let burstPending = Mutex(false)
+    private let burstPending = Locked(false)
 
     /// The events, for files in the directory, that can mean another zone.
     private static let eventMask = UInt32(
