@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "ChimeCore", targets: ["ChimeCore"]),
         // For the fuzz targets in fuzzing/, a package of their own: the state store's reading of its files.
         .library(name: "ChimeDaemon", targets: ["ChimeDaemon"]),
+        // For the fuzz targets too: the zones and instants they share with the tests (CalendarSamples).
+        .library(name: "ChimeTestSupport", targets: ["ChimeTestSupport"]),
     ],
     targets: [
         // Pure logic: model, unit-file syntax, calendar engine, time zones, timestamps. Foundation only.

@@ -10,7 +10,11 @@ import PackageDescription
 let chime = String(Context.packageDirectory.split(separator: "/").dropLast().last ?? "chime")
 
 func fuzzTarget(_ name: String, testing product: String) -> Target {
-    .executableTarget(name: name, dependencies: ["FuzzSupport", .product(name: product, package: chime)])
+    .executableTarget(
+        name: name,
+        dependencies: [
+            "FuzzSupport", .product(name: product, package: chime), .product(name: "ChimeTestSupport", package: chime),
+        ])
 }
 
 let package = Package(
@@ -19,7 +23,12 @@ let package = Package(
     targets: [
         // libFuzzer's LLVMFuzzerRunDriver, declared for Swift.
         .systemLibrary(name: "CLibFuzzer"),
-        .target(name: "FuzzSupport", dependencies: ["CLibFuzzer", .product(name: "ChimeCore", package: chime)]),
+        .target(
+            name: "FuzzSupport",
+            dependencies: [
+                "CLibFuzzer", .product(name: "ChimeCore", package: chime),
+                .product(name: "ChimeTestSupport", package: chime),
+            ]),
         fuzzTarget("fuzz-unit-file", testing: "ChimeCore"),
         fuzzTarget("fuzz-calendar", testing: "ChimeCore"),
         fuzzTarget("fuzz-timestamp", testing: "ChimeCore"),

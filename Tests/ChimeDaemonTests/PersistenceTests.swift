@@ -205,21 +205,6 @@ import Testing
                 .histories == histories)
     }
 
-    @Test func aTornLastRecordIsIgnoredSilently() throws {
-        let directory = try TemporaryDirectory(prefix: "chime-state")
-        defer { directory.remove() }
-        let store = FileHistoryStore(directory: directory.path)
-        store.recordFirstSeen(["a"], at: Self.date("2026-11-02 00:00 UTC"))
-        try store.flush()
-        let handle = try #require(FileHandle(forWritingAtPath: directory.path + "/occurrences.log"))
-        handle.seekToEndOfFile()
-        handle.write(Data(#"{"occurrence":"a","at":"2026-11-02T0"#.utf8))
-        try handle.close()
-        let (histories, problems) = FileHistoryStore(directory: directory.path).load()
-        #expect(problems.isEmpty)
-        #expect(histories["a"]?.lastOccurrence == nil)
-    }
-
     /// The bytes of the two files as `load()` reads them, without a directory: what the state fuzz target feeds.
     @Test func readsTheFilesBytesAsLoadDoes() {
         let store = FileHistoryStore(directory: "/nonexistent")

@@ -1,5 +1,6 @@
 import CLibFuzzer
 import ChimeCore
+import ChimeTestSupport
 import Foundation
 
 /// The driver of one fuzz target: hands every input libFuzzer makes to the target's test, and turns a broken
@@ -65,17 +66,15 @@ public enum Fuzzer {
         input.split(separator: 0x1E, maxSplits: limit - 1, omittingEmptySubsequences: false).map { Data($0) }
     }
 
-    /// Zones with and without DST for the targets to read times in: UTC, Europe/Berlin, America/New_York,
-    /// Australia/Lord_Howe (a half-hour change) and Asia/Kolkata, from the system's tzdata.
-    public static let zones: [ZoneRules] =
-        [.utc]
-        + ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata"].map { name in
-            do {
-                return try ZoneDatabase.system.rules(named: name)
-            } catch {
-                fatalError("\(name) is not installed: the fuzz targets need tzdata (\(error))")
-            }
+    /// Zones with and without DST for the targets to read times in (CalendarSamples.zoneNames: UTC, zones with
+    /// changes of an hour and of half an hour, a fractional offset), from the system's tzdata.
+    public static let zones: [ZoneRules] = CalendarSamples.zoneNames.map { name in
+        do {
+            return try ZoneDatabase.system.rules(named: name)
+        } catch {
+            fatalError("\(name) is not installed: the fuzz targets need tzdata (\(error))")
         }
+    }
 
     /// One of `zones`, chosen by `selector` (a length, a byte) so that the fuzzer can steer it.
     public static func zone(_ selector: Int) -> ZoneRules {
