@@ -154,15 +154,11 @@ struct NotificationRequest {
     static func fixed(
         _ text: String, option: String, now: Date, zone: ZoneRules, zones: ZoneDatabase
     ) throws(UsageError) -> (value: String, date: Date?) {
-        guard let date = try? Timestamp.parse(text, now: now, localZone: zone, zones: zones) else {
+        guard let reading = try? Timestamp.read(text, now: now, localZone: zone, zones: zones) else {
             return (text, nil)
         }
-        // A timestamp is absolute when it names the same instant whenever it is read.
-        let later = now.addingTimeInterval(400 * 86_400 + 3_600.5)
-        if (try? Timestamp.parse(text, now: later, localZone: zone, zones: zones)) == date {
-            return (text, date)
-        }
-        return (try absolute(date, option: option), date)
+        guard reading.dependsOnNow else { return (text, reading.date) }
+        return (try absolute(reading.date, option: option), reading.date)
     }
 
     /// `Tue 2026-12-01 06:00:00 UTC`, with microseconds only when there are any: a form `At=` reads back exactly.

@@ -139,6 +139,17 @@ import Testing
         #expect(date.epochMicroseconds == microseconds)
     }
 
+    /// `dependsOnNow` is true exactly when another "now" (400 days and an hour and a half second later) gives
+    /// another instant (or none: "Mon 07:00" only reads on a Monday): what At= and `chimectl add --at` rely on to
+    /// refuse or pin a relative time.
+    @Test(arguments: acceptedInUTC + [("07:00 Asia/Tokyo", 0), ("Tue 2026-12-01 Asia/Tokyo", 0), ("-5min", 0)])
+    func saysWhetherTheInstantDependsOnNow(input: String, microseconds: Int64) throws {
+        let later = Self.now.addingTimeInterval(400 * 86_400 + 3_600.5)
+        let reading = try Timestamp.read(input, now: Self.now, localZone: .utc, zones: .system)
+        let again = try? Timestamp.parse(input, now: later, localZone: .utc, zones: .system)
+        #expect(reading.dependsOnNow == (again != reading.date))
+    }
+
     /// Rejections with the local zone UTC. systemd says "Invalid argument" for all of them but `@-5` ("Numerical
     /// result out of range"); `@infinity` it accepts as "never", which is not an instant.
     static let rejectedInUTC: [(input: String, reason: TimeParseError.Reason, column: Int)] = [

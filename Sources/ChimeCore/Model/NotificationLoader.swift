@@ -208,38 +208,24 @@ private struct Reader {
         return rules
     }
 
-    /// A timestamp in `zone`; relative forms ("now", "tomorrow", "+5min") are refused, since a file is read
-    /// again at every reload and they would move each time.
+    /// A timestamp in `zone`; relative forms ("now", "tomorrow", "+5min", "07:00") are refused, since a file is
+    /// read again at every reload and they would move each time.
     mutating func timestamp(_ entry: UnitFileEntry, zone: ZoneRules) -> Date? {
-        let first = Date(timeIntervalSince1970: 1_000_000_000)
-        let second = Date(timeIntervalSince1970: 1_500_000_000.5)
+        // Any "now" will do: a form that depends on it is refused whatever it gives.
+        let anyNow = Date(timeIntervalSince1970: 1_000_000_000)
         do {
-            let a = try Timestamp.parse(entry.value, now: first, localZone: zone, zones: loader.zones)
-            // A value that starts with a whole date (or is @seconds) cannot depend on now: spare the second parse,
-            // which a generator of a million one-shots would pay a million times.
-            if Self.startsWithDate(entry.value) { return a }
-            let b = try Timestamp.parse(entry.value, now: second, localZone: zone, zones: loader.zones)
-            guard a == b else {
+            let reading = try Timestamp.read(entry.value, now: anyNow, localZone: zone, zones: loader.zones)
+            guard !reading.dependsOnNow else {
                 error(
                     entry.valueLocation,
                     "\(entry.key)= must be an absolute time; '\(entry.value)' depends on when the file is read.")
                 return nil
             }
-            return a
+            return reading.date
         } catch {
             self.error(entry.valueLocation, "Invalid \(entry.key)= '\(entry.value)': \(error).")
             return nil
         }
-    }
-
-    /// Whether `text` starts with `YYYY-MM-DD` (followed by the end or a space) or with `@`.
-    static func startsWithDate(_ text: String) -> Bool {
-        let bytes = Array(text.utf8.prefix(11))
-        if bytes.first == UInt8(ascii: "@") { return true }
-        guard bytes.count >= 10 else { return false }
-        func digit(_ index: Int) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) }
-        return digit(0) && digit(1) && digit(2) && digit(3) && bytes[4] == UInt8(ascii: "-") && digit(5) && digit(6)
-            && bytes[7] == UInt8(ascii: "-") && digit(8) && digit(9) && (bytes.count == 10 || bytes[10] == 0x20)
     }
 
     mutating func readInstants(into trigger: inout Trigger, zone: ZoneRules) {

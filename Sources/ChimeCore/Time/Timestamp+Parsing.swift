@@ -28,6 +28,15 @@ extension Timestamp {
     public static func parse(
         _ text: String, now: Date, localZone: ZoneRules, zones: ZoneDatabase = .system
     ) throws(TimeParseError) -> Date {
+        try read(text, now: now, localZone: localZone, zones: zones).date
+    }
+
+    /// Parses `text` as `parse(_:now:localZone:zones:)` does, and says whether the answer depends on `now`: a
+    /// relative form (`now`, `+5min`, `5min ago`, `tomorrow`) or a time without a date (`07:00`, on today's). A
+    /// date, with or without a time, and `@seconds` do not.
+    public static func read(
+        _ text: String, now: Date, localZone: ZoneRules, zones: ZoneDatabase = .system
+    ) throws(TimeParseError) -> (date: Date, dependsOnNow: Bool) {
         let syntax = TimestampSyntax(now: now.epochMicroseconds, zones: zones)
         do {
             return try syntax.parse(Array(text.utf8)[...], localZone: localZone)
@@ -43,7 +52,10 @@ struct TimestampSyntax {
     let now: Int64
     let zones: ZoneDatabase
 
-    func parse(_ text: ArraySlice<UInt8>, localZone: ZoneRules) throws(TimeSyntaxFailure) -> Date {
+    /// The instant `text` names, and whether it depends on `now`.
+    func parse(
+        _ text: ArraySlice<UInt8>, localZone: ZoneRules
+    ) throws(TimeSyntaxFailure) -> (date: Date, dependsOnNow: Bool) {
         // A last word naming a zone selects the zone the rest is read in; " UTC" is left to the general rule.
         if let space = text.lastIndex(of: UInt8(ascii: " ")), !Self.equalsIgnoringCase(text[(space + 1)...], "UTC"),
             let name = String(validating: text[(space + 1)...], as: UTF8.self), zones.isValidName(name),
@@ -63,7 +75,7 @@ struct TimestampSyntax {
     /// forms and the zone suffixes are not recognised, as in systemd.
     private func parse(
         _ text: ArraySlice<UInt8>, zone: ZoneRules, zoneNamed: Bool
-    ) throws(TimeSyntaxFailure) -> Date {
+    ) throws(TimeSyntaxFailure) -> (date: Date, dependsOnNow: Bool) {
         var body = text
         var utc = false
         var isDST = -1
@@ -71,21 +83,9 @@ struct TimestampSyntax {
             if body.first == UInt8(ascii: "@") {
                 let microseconds = try TimespanSyntax.microseconds(in: body.dropFirst())
                 guard microseconds != .max else { throw TimeSyntaxFailure(reason: .infinite, offset: body.startIndex) }
-                return Date(systemdMicroseconds: microseconds)
+                return (Date(systemdMicroseconds: microseconds), false)
             }
-            if body.elementsEqual("now".utf8) { return try finish(now, at: body.startIndex) }
-            if body.first == UInt8(ascii: "+") {
-                return try finish(now, plus: TimespanSyntax.microseconds(in: body.dropFirst()), at: body.startIndex)
-            }
-            if body.first == UInt8(ascii: "-") {
-                return try finish(now, minus: TimespanSyntax.microseconds(in: body.dropFirst()), at: body.startIndex)
-            }
-            if body.reversed().starts(with: " ago".utf8.reversed()) {
-                return try finish(now, minus: TimespanSyntax.microseconds(in: body.dropLast(4)), at: body.startIndex)
-            }
-            if body.reversed().starts(with: " left".utf8.reversed()) {
-                return try finish(now, plus: TimespanSyntax.microseconds(in: body.dropLast(5)), at: body.startIndex)
-            }
+            if let relative = try relativeToNow(body) { return (relative, true) }
             if let stripped = Self.dropSuffixIgnoringCase(body, " UTC") {
                 body = stripped
                 utc = true
@@ -111,7 +111,7 @@ struct TimestampSyntax {
         for (word, dayOffset) in Self.relativeDays where body.elementsEqual(word.utf8) {
             var midnight = today
             midnight.day += dayOffset
-            return try convert(midnight, rules: rules, at: body.startIndex)
+            return (try convert(midnight, rules: rules, at: body.startIndex), true)
         }
 
         let (weekday, afterWeekday) = Self.weekdayPrefix(of: body)
@@ -119,7 +119,26 @@ struct TimestampSyntax {
         if let weekday, fields.weekday != weekday {
             throw TimeSyntaxFailure(reason: .weekdayMismatch, offset: body.startIndex)
         }
-        return try convert(fields.time, rules: rules, at: body.startIndex, microseconds: fields.microseconds)
+        let date = try convert(fields.time, rules: rules, at: body.startIndex, microseconds: fields.microseconds)
+        return (date, !fields.hasDate)
+    }
+
+    /// `now`, `+SPAN`, `-SPAN`, `SPAN ago`, `SPAN left`; nil for any other text.
+    private func relativeToNow(_ body: ArraySlice<UInt8>) throws(TimeSyntaxFailure) -> Date? {
+        if body.elementsEqual("now".utf8) { return try finish(now, at: body.startIndex) }
+        if body.first == UInt8(ascii: "+") {
+            return try finish(now, plus: TimespanSyntax.microseconds(in: body.dropFirst()), at: body.startIndex)
+        }
+        if body.first == UInt8(ascii: "-") {
+            return try finish(now, minus: TimespanSyntax.microseconds(in: body.dropFirst()), at: body.startIndex)
+        }
+        if body.reversed().starts(with: " ago".utf8.reversed()) {
+            return try finish(now, minus: TimespanSyntax.microseconds(in: body.dropLast(4)), at: body.startIndex)
+        }
+        if body.reversed().starts(with: " left".utf8.reversed()) {
+            return try finish(now, plus: TimespanSyntax.microseconds(in: body.dropLast(5)), at: body.startIndex)
+        }
+        return nil
     }
 
     private static let relativeDays = [("today", 0), ("yesterday", -1), ("tomorrow", 1)]

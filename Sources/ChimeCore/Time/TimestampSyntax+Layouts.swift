@@ -8,6 +8,8 @@ extension TimestampSyntax {
         var weekday: Int
         /// Microseconds from a fraction after the seconds.
         var microseconds: Int
+        /// Whether the text has a date (otherwise `time` is on today's).
+        var hasDate: Bool
     }
 
     /// Reads `text` with the `strptime(3)` layouts systemd tries, in its order; the first that consumes all of
@@ -21,7 +23,7 @@ extension TimestampSyntax {
             case .failure(let offset):
                 furthest = max(furthest, offset)
             case .success(let match):
-                var fields = Fields(time: today, weekday: today.weekday, microseconds: 0)
+                var fields = Fields(time: today, weekday: today.weekday, microseconds: 0, hasDate: false)
                 layout.apply(match.values, to: &fields)
                 if match.end == text.endIndex { return fields }
                 if layout.hasSeconds && text[match.end] == UInt8(ascii: ".") {
@@ -162,6 +164,7 @@ private struct Layout {
             case .second: fields.time.second = value
             }
         }
+        fields.hasDate = hasDate
         if hasDate {
             let days = CivilTime.days(year: fields.time.year, month: fields.time.month, day: fields.time.day)
             fields.weekday = CivilTime.weekday(days: days)
