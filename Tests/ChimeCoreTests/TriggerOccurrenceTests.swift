@@ -155,6 +155,36 @@ import Testing
         #expect(answer == nil)
     }
 
+    @Test func countIsBoundedOnlyWhereItIsCountedByStepping() {
+        // With Every= alone the N-th occurrence is computed, so any Count= will do; with OnCalendar= or At= it is
+        // found by stepping from the window's start, and the count bounds that.
+        #expect(Self.trigger("Every=1us\nCount=1000000000").count == 1_000_000_000)
+        #expect(Self.trigger("OnCalendar=*:*:0/0.000001\nCount=10000").count == 10_000)
+        #expect(Self.trigger("At=2026-12-01 09:00\nEvery=1us\nCount=10000").count == 10_000)
+        let loader = NotificationLoader(systemZone: Self.berlin)
+        for sources in ["OnCalendar=*:*:0/0.000001", "At=2026-12-01 09:00\nEvery=1us"] {
+            let text = "[Notification]\nTitle=t\n[Trigger]\n\(sources)\nCount=10001"
+            let result = loader.load(UnitFile(parsing: text, path: "t.notification"), id: "t", path: "t.notification")
+            #expect(result.notification == nil)
+            #expect(result.diagnostics.map(\.message).contains { $0.hasPrefix("Count= may be at most 10,000") })
+        }
+    }
+
+    @Test func instantsAreKeptInOrderHoweverTheyAreGiven() {
+        var trigger = Trigger()
+        trigger.instants = [Self.date("2026-12-03T00:00:00Z"), Self.date("2026-12-01T00:00:00Z")]
+        trigger.instants.append(Self.date("2026-12-02T00:00:00Z"))
+        #expect(
+            trigger.instants.map { Timestamp.iso8601($0) } == [
+                "2026-12-01T00:00:00Z", "2026-12-02T00:00:00Z", "2026-12-03T00:00:00Z",
+            ])
+        let history = DeliveryHistory(firstSeen: Self.date("2026-11-30T00:00:00Z"))
+        let after = Self.date("2026-12-01T12:00:00Z")
+        #expect(
+            trigger.occurrences(after: after, history: history, systemZone: Self.berlin, limit: 5)
+                .map { Timestamp.iso8601($0) } == ["2026-12-02T00:00:00Z", "2026-12-03T00:00:00Z"])
+    }
+
     @Test func countOverMillionsStaysFast() {
         // The Every= fast path computes the k-th occurrence directly.
         let trigger = Self.trigger("Every=1s\nFrom=2026-01-01 00:00 UTC\nCount=100000000")

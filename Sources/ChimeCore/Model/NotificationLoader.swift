@@ -229,10 +229,11 @@ private struct Reader {
     }
 
     mutating func readInstants(into trigger: inout Trigger, zone: ZoneRules) {
+        var instants: [Date] = []
         for entry in unit.values(for: "At", in: "Trigger") {
-            if let date = timestamp(entry, zone: zone) { trigger.instants.append(date) }
+            if let date = timestamp(entry, zone: zone) { instants.append(date) }
         }
-        trigger.instants.sort()
+        trigger.instants = instants
     }
 
     mutating func readCalendars(into trigger: inout Trigger, zone: ZoneRules) {
@@ -276,7 +277,15 @@ private struct Reader {
         if let entry = single("Until", in: "Trigger") { trigger.until = timestamp(entry, zone: zone) }
         if let entry = single("Count", in: "Trigger") {
             if let count = Int(entry.value), count > 0 {
-                trigger.count = count
+                if count > InputLimits.maximumSteppedCount && !(trigger.calendars.isEmpty && trigger.instants.isEmpty) {
+                    error(
+                        entry.valueLocation,
+                        "Count= may be at most \(InputLimits.grouped(InputLimits.maximumSteppedCount)) with OnCalendar= "
+                            + "or At=, not \(InputLimits.grouped(count)): the occurrences are counted one by one. End a "
+                            + "longer series with Until=.")
+                } else {
+                    trigger.count = count
+                }
             } else {
                 error(entry.valueLocation, "Count= must be a positive whole number, not '\(entry.value)'.")
             }

@@ -143,9 +143,12 @@ public struct ScheduledNotification: Sendable, Equatable {
 /// `From + k·Every` instants, limited to the window from `From=` (or the first time the notification was seen)
 /// to `Until=` (inclusive), of which `Count=` keeps the first N.
 public struct Trigger: Sendable, Equatable {
-    /// `At=`: one-shot instants.
+    /// `At=`: one-shot instants, kept in ascending order (the next one is found by halving).
     public var instants: [Date] = [] {
-        didSet { resetCountLimit() }
+        didSet {
+            if zip(instants, instants.dropFirst()).contains(where: { $0 > $1 }) { instants.sort() }
+            resetCountLimit()
+        }
     }
     /// `OnCalendar=`: calendar events, read in `timeZone` unless they name a zone.
     public var calendars: [CalendarSpec] = [] {

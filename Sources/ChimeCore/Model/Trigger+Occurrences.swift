@@ -97,10 +97,14 @@ extension Trigger {
             guard let candidate else { return }
             if best == nil || candidate < best! { best = candidate }
         }
-        for instant in instants {
-            let value = instant.epochMicroseconds
-            if value >= start { consider(value) }
+        // Sorted (the loader sorts them): the first at or after `start`, by halving.
+        var low = 0
+        var high = instants.count
+        while low < high {
+            let middle = (low + high) / 2
+            if instants[middle].epochMicroseconds < start { low = middle + 1 } else { high = middle }
         }
+        if low < instants.count { consider(instants[low].epochMicroseconds) }
         for calendar in calendars {
             consider(calendar.nextElapse(afterMicroseconds: start - 1, localZone: zone))
         }
