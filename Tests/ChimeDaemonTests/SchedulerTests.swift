@@ -284,3 +284,29 @@ import Testing
         #expect(harness.timer.armCount == 1)
     }
 }
+
+/// How a rebuild finds each notification's previous entry: where the last one was found, shifted, else by id.
+@Suite struct PreviousEntriesTests {
+    static func entries(_ ids: [String]) -> [LoadedNotification] {
+        ids.map {
+            LoadedNotification(notification: ScheduledNotification(id: $0, title: $0, trigger: Trigger()), source: "s")
+        }
+    }
+
+    /// The previous position of each of `now`, looked up in order as `Scheduler.install` does.
+    static func positions(before: [String], now: [String]) -> [Int?] {
+        var previous = PreviousEntries(entries(before))
+        return now.enumerated().map { previous.position(of: $1, installedAt: $0) }
+    }
+
+    @Test func findsEachNotificationWhereverItMoved() {
+        let before = ["a", "b", "c", "d"]
+        #expect(Self.positions(before: before, now: before) == [0, 1, 2, 3])
+        // One added in front shifts the rest by one; one removed shifts them back.
+        #expect(Self.positions(before: before, now: ["new", "a", "b", "c", "d"]) == [nil, 0, 1, 2, 3])
+        #expect(Self.positions(before: before, now: ["a", "c", "d"]) == [0, 2, 3])
+        #expect(Self.positions(before: before, now: ["d", "c", "b", "a"]) == [3, 2, 1, 0])
+        #expect(Self.positions(before: [], now: ["a"]) == [nil])
+        #expect(Self.positions(before: before, now: ["x", "y"]) == [nil, nil])
+    }
+}

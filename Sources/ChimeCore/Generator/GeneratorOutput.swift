@@ -58,11 +58,19 @@ public struct GeneratorOutput: Sendable {
     ) -> [(line: Int, result: NotificationLoader.Result)] {
         let reader = GeneratorOutput(path: path)
         let rawLines = output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        return Array(rawLines.indices).concurrentMap { index -> (line: Int, result: NotificationLoader.Result)? in
+        var lines = Array(rawLines.indices).concurrentMap { index -> (line: Int, result: NotificationLoader.Result)? in
             reader.line(rawLines[index], number: index + 1).map {
                 (line: $0.number, result: reader.validate($0, loader))
             }
-        }.compactMap { $0 }
+        }
+        // Moved out, not copied (as `compactMap` would, retaining every string of a million notifications and
+        // releasing them again on this one thread).
+        var results: [(line: Int, result: NotificationLoader.Result)] = []
+        results.reserveCapacity(lines.count)
+        for index in lines.indices {
+            if let result = lines[index].take() { results.append(result) }
+        }
+        return results
     }
 
     /// Validates each line's notification as `loader` validates a file, in line order. A line with errors of its

@@ -163,14 +163,23 @@ public struct GeneratorSource: ScheduleSource {
             var problems: [UnitFileDiagnostic] = []
             if let previous, previous.fingerprint == fingerprint {
                 problems = previous.problems
-                schedule.notifications += previous.notifications
+                if schedule.notifications.isEmpty {
+                    // All of the installed schedule (the usual case, one generator) shares its storage; appended
+                    // to other notifications, each would be copied.
+                    schedule.notifications = Array(previous.notifications)
+                } else {
+                    schedule.notifications += previous.notifications
+                }
             } else {
-                let results = GeneratorOutput.validated(parsing: outcome.output, path: generator.path, by: loader)
-                for (line, result) in results {
-                    problems += result.diagnostics
-                    if let notification = result.notification {
+                var results = GeneratorOutput.validated(parsing: outcome.output, path: generator.path, by: loader)
+                schedule.notifications.reserveCapacity(start + results.count)
+                // Each notification is moved into the schedule, not copied: this part runs on one thread.
+                for index in results.indices {
+                    problems += results[index].result.diagnostics
+                    if let notification = results[index].result.notification.take() {
                         schedule.notifications.append(
-                            LoadedNotification(notification: notification, source: generator.path, line: line))
+                            LoadedNotification(
+                                notification: notification, source: generator.path, line: results[index].line))
                     }
                 }
             }

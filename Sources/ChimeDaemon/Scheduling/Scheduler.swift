@@ -125,12 +125,7 @@ public final class Scheduler: @unchecked Sendable {
     public func install(_ loaded: LoadedSchedule) {
         let now = clock.now().epochMicroseconds
         // Triggers as they were, by id: an unchanged notification resumes where it was, a changed one starts anew.
-        let previousEntries = entries
-        var previousIndex: [String: Int] = [:]
-        previousIndex.reserveCapacity(previousEntries.count)
-        for (index, entry) in previousEntries.enumerated() where previousIndex[entry.notification.id] == nil {
-            previousIndex[entry.notification.id] = index
-        }
+        var previousEntries = PreviousEntries(entries)
         let isFirstInstall = processedThrough == nil
         let resumeFrom = processedThrough ?? now
         systemZone = loaded.systemZone
@@ -142,12 +137,15 @@ public final class Scheduler: @unchecked Sendable {
         // Room for every id at once when they are new (a first start), and nothing more when they are known (a
         // rebuild): reserving for the sum would double the table at every rebuild of the same million.
         histories.reserveCapacity(entries.count)
-        for (index, entry) in entries.enumerated() {
-            let notification = entry.notification
-            guard notification.isEnabled else { continue }
+        // Read in place, element by element: copying each entry out (as `for entry in entries` does) retains and
+        // releases every string of every notification, a third of an install of a million.
+        let installed = loaded.notifications
+        for index in installed.indices {
+            guard installed[index].notification.isEnabled else { continue }
+            let notification = installed[index].notification
             var after: Int64
-            if let index = previousIndex[notification.id],
-                previousEntries[index].notification.trigger == notification.trigger
+            if let previous = previousEntries.position(of: notification.id, installedAt: index),
+                previousEntries.entries[previous].notification.trigger == notification.trigger
             {
                 after = min(resumeFrom, now)
             } else if isFirstInstall, let history = histories[notification.id] {
@@ -155,7 +153,7 @@ public final class Scheduler: @unchecked Sendable {
                 // short the gap.
                 after = min((history.lastOccurrence ?? history.firstSeen).epochMicroseconds, now)
                 if let overdue = nextOccurrence(of: notification, afterMicroseconds: after), overdue <= now {
-                    after = handleMissed(entry, first: overdue, now: now)
+                    after = handleMissed(installed[index], first: overdue, now: now)
                 }
             } else {
                 // New, re-added or edited: nothing before now fires. A re-added one keeps its first sighting (the
@@ -164,7 +162,7 @@ public final class Scheduler: @unchecked Sendable {
                     histories[notification.id] = DeliveryHistory(firstSeen: Date(epochMicroseconds: now))
                     firstSeen.append(notification.id)
                 }
-                reportPastInstants(of: entry, now: now)
+                reportPastInstants(of: installed[index], now: now)
                 after = now
             }
             if let next = nextOccurrence(of: notification, afterMicroseconds: after) {
@@ -453,5 +451,37 @@ public final class Scheduler: @unchecked Sendable {
     static func microseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+    }
+}
+
+/// The entries installed before a rebuild, found by id. A rebuild mostly loads the same notifications in the same
+/// order, so each is looked for first where the one before it was found (at its own position, or shifted by as
+/// many as were added or removed before it); only when that fails is an index of every id built, once.
+struct PreviousEntries {
+    let entries: [LoadedNotification]
+    private var index: [String: Int]?
+    /// How far the last one found had moved: position before minus position now.
+    private var shift = 0
+
+    init(_ entries: [LoadedNotification]) {
+        self.entries = entries
+    }
+
+    /// Where the notification `id`, now at `position`, was before; nil if it was not.
+    mutating func position(of id: String, installedAt position: Int) -> Int? {
+        guard !entries.isEmpty else { return nil }
+        let guess = position + shift
+        if entries.indices.contains(guess), entries[guess].notification.id == id { return guess }
+        if index == nil {
+            var built: [String: Int] = [:]
+            built.reserveCapacity(entries.count)
+            for (offset, entry) in entries.enumerated() where built[entry.notification.id] == nil {
+                built[entry.notification.id] = offset
+            }
+            index = built
+        }
+        guard let found = index?[id] else { return nil }
+        shift = found - position
+        return found
     }
 }
