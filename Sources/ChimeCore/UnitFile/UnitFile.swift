@@ -41,11 +41,13 @@ public struct UnitFile: Hashable, Sendable {
     /// Keys and section names are case-sensitive, as in systemd.
     public func values(for key: String, in section: String) -> [UnitFileEntry] {
         var result: [UnitFileEntry] = []
-        for entry in entries(for: key, in: section) {
-            if entry.value.isEmpty {
-                result.removeAll()
-            } else {
-                result.append(entry)
+        for candidate in sections where candidate.name == section {
+            for entry in candidate.entries where entry.key == key {
+                if entry.value.isEmpty {
+                    result.removeAll()
+                } else {
+                    result.append(entry)
+                }
             }
         }
         return result
@@ -67,14 +69,6 @@ public struct UnitFile: Hashable, Sendable {
     public mutating func apply(dropIn: UnitFile) {
         sections += dropIn.sections
         diagnostics += dropIn.diagnostics
-    }
-
-    private func entries(for key: String, in section: String) -> [UnitFileEntry] {
-        var result: [UnitFileEntry] = []
-        for candidate in sections where candidate.name == section {
-            for entry in candidate.entries where entry.key == key { result.append(entry) }
-        }
-        return result
     }
 }
 

@@ -137,36 +137,39 @@ public final class Scheduler: @unchecked Sendable {
         // Room for every id at once when they are new (a first start), and nothing more when they are known (a
         // rebuild): reserving for the sum would double the table at every rebuild of the same million.
         histories.reserveCapacity(entries.count)
-        // Read in place, element by element: copying each entry out (as `for entry in entries` does) retains and
-        // releases every string of every notification, a third of an install of a million.
-        let installed = loaded.notifications
-        for index in installed.indices {
-            guard installed[index].notification.isEnabled else { continue }
-            let notification = installed[index].notification
-            var after: Int64
-            if let previous = previousEntries.position(of: notification.id, installedAt: index),
-                previousEntries.entries[previous].notification.trigger == notification.trigger
-            {
-                after = min(resumeFrom, now)
-            } else if isFirstInstall, let history = histories[notification.id] {
-                // Known from before a restart: whatever fell due while the daemon was down was missed, however
-                // short the gap.
-                after = min((history.lastOccurrence ?? history.firstSeen).epochMicroseconds, now)
-                if let overdue = nextOccurrence(of: notification, afterMicroseconds: after), overdue <= now {
-                    after = handleMissed(installed[index], first: overdue, now: now)
+        // Read in place, through the buffer: copying a notification out (as `for entry in entries` does), or even
+        // its trigger, retains and releases what it holds, which at a million was a third of an install.
+        let before = previousEntries.entries
+        loaded.notifications.withUnsafeBufferPointer { installed in
+            for index in installed.indices {
+                guard installed[index].notification.isEnabled else { continue }
+                let id = installed[index].notification.id
+                var after: Int64
+                let previous = previousEntries.position(of: id, installedAt: index)
+                if let previous, before[previous].notification.trigger == installed[index].notification.trigger {
+                    after = min(resumeFrom, now)
+                } else if isFirstInstall, let history = histories[id] {
+                    // Known from before a restart: whatever fell due while the daemon was down was missed, however
+                    // short the gap.
+                    after = min((history.lastOccurrence ?? history.firstSeen).epochMicroseconds, now)
+                    if let overdue = nextOccurrence(of: installed[index].notification, afterMicroseconds: after),
+                        overdue <= now
+                    {
+                        after = handleMissed(installed[index], first: overdue, now: now)
+                    }
+                } else {
+                    // New, re-added or edited: nothing before now fires. A re-added one keeps its first sighting
+                    // (the anchor of Every= and Count=).
+                    if histories[id] == nil {
+                        histories[id] = DeliveryHistory(firstSeen: Date(epochMicroseconds: now))
+                        firstSeen.append(id)
+                    }
+                    reportPastInstants(of: installed[index], now: now)
+                    after = now
                 }
-            } else {
-                // New, re-added or edited: nothing before now fires. A re-added one keeps its first sighting (the
-                // anchor of Every= and Count=).
-                if histories[notification.id] == nil {
-                    histories[notification.id] = DeliveryHistory(firstSeen: Date(epochMicroseconds: now))
-                    firstSeen.append(notification.id)
+                if let next = nextOccurrence(of: installed[index].notification, afterMicroseconds: after) {
+                    items.append(.init(fireTime: next, entry: index))
                 }
-                reportPastInstants(of: installed[index], now: now)
-                after = now
-            }
-            if let next = nextOccurrence(of: notification, afterMicroseconds: after) {
-                items.append(.init(fireTime: next, entry: index))
             }
         }
         queue = OccurrenceQueue(items)
