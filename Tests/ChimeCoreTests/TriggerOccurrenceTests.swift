@@ -133,26 +133,45 @@ import Testing
 
     @Test func countOverMergedSourcesWalksOnlyAsFarAsAsked() {
         // A sequence with an occurrence every microsecond and a Count= of a billion: asking for the third
-        // occurrence looks at three, and asking on from there goes on from where the walk stopped.
+        // occurrence looks at three (and the one after, which the walk keeps), and asking on from there goes on
+        // from where the walk stopped.
         let walk = CountLimit()
         var looked = 0
         func next(_ wanted: Int64) -> Int64? {
-            walk.next(atOrAfter: wanted, windowStart: 1_000, zone: .utc, count: 1_000_000_000) { position in
+            walk.next(atOrAfter: wanted, windowStart: 1_000, zone: .utc, count: 1_000_000_000, sources: 1) {
                 looked += 1
-                return position
+                return $1
             }
         }
         #expect(next(1_002) == 1_002)
-        #expect(looked == 3)
+        #expect(looked == 4)
         #expect(next(1_005) == 1_005)
-        #expect(looked == 6)
+        #expect(looked == 7)
         // Already counted: answered by one look, not by walking again.
         #expect(next(1_001) == 1_001)
-        #expect(looked == 7)
+        #expect(looked == 8)
         // Count= ends the sequence: nothing after the N-th.
         let short = CountLimit()
-        let answer = short.next(atOrAfter: 1_010, windowStart: 1_000, zone: .utc, count: 5) { $0 }
+        let answer = short.next(atOrAfter: 1_010, windowStart: 1_000, zone: .utc, count: 5, sources: 1) { $1 }
         #expect(answer == nil)
+    }
+
+    @Test func countOverManySourcesAdvancesOnlyTheSourceCounted() {
+        // 100 sources, source k at every instant that is k modulo 100, and two more equal to source 0: together an
+        // occurrence every microsecond, each counted once. Counting 10,000 of them asks each source for its own
+        // (about 100 each, 10,000 in all, plus the first of each), not every source at every step (a million).
+        let walk = CountLimit()
+        var looked = 0
+        let answer = walk.next(atOrAfter: 10_999, windowStart: 1_000, zone: .utc, count: 10_000, sources: 102) {
+            source, start in
+            looked += 1
+            let residue = Int64(source < 100 ? source : 0)
+            return start + (residue - start % 100 + 100) % 100
+        }
+        #expect(answer == 10_999)
+        #expect(looked <= 10_000 + 3 * 100 + 102)
+        // The 10,000th was the last: nothing after it.
+        #expect(walk.next(atOrAfter: 11_000, windowStart: 1_000, zone: .utc, count: 10_000, sources: 102) { $1 } == nil)
     }
 
     @Test func countIsBoundedOnlyWhereItIsCountedByStepping() {
@@ -162,12 +181,20 @@ import Testing
         #expect(Self.trigger("OnCalendar=*:*:0/0.000001\nCount=10000").count == 10_000)
         #expect(Self.trigger("At=2026-12-01 09:00\nEvery=1us\nCount=10000").count == 10_000)
         let loader = NotificationLoader(systemZone: Self.berlin)
-        for sources in ["OnCalendar=*:*:0/0.000001", "At=2026-12-01 09:00\nEvery=1us"] {
-            let text = "[Notification]\nTitle=t\n[Trigger]\n\(sources)\nCount=10001"
+        func refusal(_ lines: String) -> String? {
+            let text = "[Notification]\nTitle=t\n[Trigger]\n\(lines)"
             let result = loader.load(UnitFile(parsing: text, path: "t.notification"), id: "t", path: "t.notification")
-            #expect(result.notification == nil)
-            #expect(result.diagnostics.map(\.message).contains { $0.hasPrefix("Count= may be at most 10,000") })
+            return result.notification == nil ? result.diagnostics.map(\.message).joined(separator: " | ") : nil
         }
+        for sources in ["OnCalendar=*:*:0/0.000001", "At=2026-12-01 09:00\nEvery=1us"] {
+            #expect(
+                refusal("\(sources)\nCount=10001")?.hasPrefix("Count= may be at most 10,000 with OnCalendar=") == true)
+        }
+        // Events that fire together are each searched at every step: the bound is shared among them.
+        let three = "OnCalendar=*:*:*\nOnCalendar=*:*:0/1\nOnCalendar=*-*-* *:*:*\n"
+        #expect(refusal(three + "Count=3333") == nil)
+        #expect(
+            refusal(three + "Count=3334")?.hasPrefix("Count= may be at most 3,333 with 3 OnCalendar= events") == true)
     }
 
     @Test func instantsAreKeptInOrderHoweverTheyAreGiven() {

@@ -277,12 +277,15 @@ private struct Reader {
         if let entry = single("Until", in: "Trigger") { trigger.until = timestamp(entry, zone: zone) }
         if let entry = single("Count", in: "Trigger") {
             if let count = Int(entry.value), count > 0 {
-                if count > InputLimits.maximumSteppedCount && !(trigger.calendars.isEmpty && trigger.instants.isEmpty) {
+                let events = trigger.calendars.count
+                let bound = InputLimits.maximumSteppedCount / max(1, events)
+                if count > bound && !(trigger.calendars.isEmpty && trigger.instants.isEmpty) {
+                    let with = events > 1 ? "\(events) OnCalendar= events" : "OnCalendar= or At="
                     error(
                         entry.valueLocation,
-                        "Count= may be at most \(InputLimits.grouped(InputLimits.maximumSteppedCount)) with OnCalendar= "
-                            + "or At=, not \(InputLimits.grouped(count)): the occurrences are counted one by one. End a "
-                            + "longer series with Until=.")
+                        "Count= may be at most \(InputLimits.grouped(bound)) with \(with), not "
+                            + "\(InputLimits.grouped(count)): the occurrences are counted one by one. End a longer "
+                            + "series with Until=.")
                 } else {
                     trigger.count = count
                 }

@@ -18,9 +18,11 @@ public enum InputLimits {
     public static let maximumRepeats = 1024
     /// The most drop-ins applied to one notification, and to chimed.conf.
     public static let maximumDropIns = 256
-    /// The largest `Count=` of a notification that also has `OnCalendar=` or `At=`: which occurrence is the N-th of
-    /// a merged sequence is found by stepping through it from the window's start, so N bounds the work. (With
-    /// `Every=` alone the N-th is computed directly, and `Count=` has no bound.)
+    /// The largest `Count=` of a notification that also has `OnCalendar=` or `At=`, divided among its `OnCalendar=`
+    /// events when it has several: which occurrence is the N-th of a merged sequence is found by stepping through
+    /// it from the window's start, and at worst (events that fire together) each step searches every event, so N
+    /// times the events bounds the work. (With `Every=` alone the N-th is computed directly, and `Count=` has no
+    /// bound.)
     public static let maximumSteppedCount = 10_000
     /// The default of `[Daemon] MaxNotifications=`: the most notifications one schedule holds.
     public static let defaultMaximumNotifications = 2_000_000
