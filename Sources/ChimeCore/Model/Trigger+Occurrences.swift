@@ -106,15 +106,11 @@ extension Trigger {
 
     /// The earliest instant at or after `start` that any of the triggers produces.
     private func earliest(atOrAfter start: Int64, zone: ZoneRules, history: DeliveryHistory) -> Int64? {
-        var best = firstInstant(atOrAfter: start)
-        func consider(_ candidate: Int64?) {
-            guard let candidate else { return }
+        var best: Int64?
+        for source in 0..<sourceCount {
+            guard let candidate = first(of: source, atOrAfter: start, zone: zone, history: history) else { continue }
             if best == nil || candidate < best! { best = candidate }
         }
-        for calendar in calendars {
-            consider(calendar.nextElapse(afterMicroseconds: start - 1, localZone: zone))
-        }
-        consider(firstInterval(atOrAfter: start, history: history))
         return best
     }
 
