@@ -72,9 +72,14 @@ struct AddCommand: Command {
         let path = view.addedPath(id)
         let loader = NotificationLoader(systemZone: context.localZone, zones: context.zones)
         let result = loader.load(UnitFile(parsing: request.text, path: path), id: id, path: path)
-        for diagnostic in result.diagnostics { context.errors.line(diagnostic.description) }
+        // The file is the command's own making: a problem in it is a problem with the option that wrote the line.
+        for diagnostic in result.diagnostics {
+            let option = diagnostic.location.line.flatMap { request.optionOfLine[$0] }
+            context.errors.line(
+                "chimectl add: " + (option.map { "\($0): \(diagnostic.message)" } ?? diagnostic.description))
+        }
         guard let notification = result.notification else {
-            throw CommandFailure("the notification has errors; nothing was written")
+            throw UsageError("nothing was written")
         }
         for instant in request.instants where instant.date <= context.now {
             let when = Timestamp.format(instant.date, zone: notification.trigger.timeZone ?? context.localZone) ?? "?"

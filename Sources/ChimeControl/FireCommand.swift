@@ -82,13 +82,10 @@ struct FireCommand: Command {
         }
 
         let failures = outcomes.failures
-        // The journal backend cannot tell a journal that received the entry from none at all.
-        let journalMissing =
-            JournalBackend.isJournalAvailable ? nil : "no journal listens (\(JournalBackend.socketPath) is missing)"
         for (notification, backends) in fired {
             let results = backends.map { name in
                 let failure = failures.first { $0.id == notification.id && $0.backend == name }?.error
-                return (name, failure ?? (name == "journal" ? journalMissing : nil))
+                return (name, failure)
             }
             if results.contains(where: { $0.1 != nil }) { status = .failure }
             if arguments.has("json") {

@@ -59,6 +59,7 @@ struct HistoryCommand: Command {
         }
         let access = JournalAccess(
             directories: directory.map { [$0] } ?? JournalAccess.localDirectories, uid: query.uid)
+        if records.isEmpty, let absence = access.absence { throw CommandFailure(absence) }
         if let explanation = access.explanation {
             // Nothing found may mean only that the entries are in the files we cannot read.
             guard !records.isEmpty else { throw CommandFailure(explanation) }

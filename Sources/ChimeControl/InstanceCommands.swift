@@ -23,11 +23,7 @@ struct InstanceView {
 
     /// The instance named by `--user`/`--runtime-dir` etc. (as chimed takes them).
     init(_ arguments: ParsedArguments, environment: [String: String]) {
-        var options = DaemonOptions.defaults(for: arguments.has("user") ? .user : .system, environment: environment)
-        if let runtime = arguments.value("runtime-dir") { options.runtimeDirectory = runtime }
-        if let state = arguments.value("state-dir") { options.stateDirectory = state }
-        let directories = arguments.all("config-dir")
-        if !directories.isEmpty { options.configDirectories = directories }
+        let options = Self.options(arguments, environment: environment)
         self.options = options
         let pidText = try? String(contentsOfFile: options.pidPath, encoding: .utf8)
         pid = pidText.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
@@ -41,6 +37,16 @@ struct InstanceView {
                 snapshot = Self.readSnapshot(options.snapshotPath)
             }
         }
+    }
+
+    /// The directories of the instance that `--user`, `--config-dir`, `--state-dir` and `--runtime-dir` name.
+    static func options(_ arguments: ParsedArguments, environment: [String: String]) -> DaemonOptions {
+        var options = DaemonOptions.defaults(for: arguments.has("user") ? .user : .system, environment: environment)
+        if let runtime = arguments.value("runtime-dir") { options.runtimeDirectory = runtime }
+        if let state = arguments.value("state-dir") { options.stateDirectory = state }
+        let directories = arguments.all("config-dir")
+        if !directories.isEmpty { options.configDirectories = directories }
+        return options
     }
 
     static func readSnapshot(_ path: String) -> [String: Any]? {
@@ -124,6 +130,7 @@ struct ListCommand: Command {
         Exit status: 0, or 1 when chimed is not running.
         """
     static let grammar = ParsedArguments.Grammar.instance(flags: ["json"])
+    static let takesOperands = false
 
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         let view = InstanceView(arguments, environment: context.environment)
@@ -173,6 +180,7 @@ struct NextCommand: Command {
         Exit status: 0, or 1 when chimed is not running.
         """
     static let grammar = ParsedArguments.Grammar.instance(flags: ["json"])
+    static let takesOperands = false
 
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         let view = InstanceView(arguments, environment: context.environment)
@@ -209,6 +217,7 @@ struct StatusCommand: Command {
         Exit status: 0 when chimed runs, 3 when it does not (as systemctl status).
         """
     static let grammar = ParsedArguments.Grammar.instance(flags: ["json"])
+    static let takesOperands = false
 
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         let view = InstanceView(arguments, environment: context.environment)
@@ -254,13 +263,14 @@ struct StatusCommand: Command {
 struct ReloadCommand: Command {
     static let name = "reload"
     static let summary = "Make chimed rebuild the whole schedule now (SIGHUP)"
-    static let usage = "chimectl reload [--user] [--runtime-dir=DIR]"
+    static let usage = "chimectl reload [--json] [--user] [--runtime-dir=DIR]"
     static let help = """
         Sends SIGHUP to the running chimed, which reloads every notification and rebuilds the whole schedule,
         and waits (up to 10 s) until the rebuild is done; then prints the new count and the last error, if any.
         'systemctl reload chimed' does the same through systemd.
 
         Options:
+          --json                {"scheduled":…,"last_rebuild":…,"last_error":…}
           --user                the calling user's instance
           --runtime-dir=DIR     the instance's runtime directory
           -h, --help            show this help
@@ -268,14 +278,25 @@ struct ReloadCommand: Command {
         Exit status: 0 when the rebuild finished, 1 otherwise.
         """
     static let grammar = ParsedArguments.Grammar.instance()
+    static let takesOperands = false
 
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         let view = InstanceView(arguments, environment: context.environment)
         try view.requireRunning()
         let snapshot = try view.rebuild()
         let count = snapshot["scheduled_count"] as? Int ?? (snapshot["scheduled"] as? [Any])?.count ?? 0
+        let lastError = snapshot["last_error"] as? String
+        if arguments.has("json") {
+            context.output.line(
+                JSONValue.object([
+                    ("scheduled", .number(Int64(count))),
+                    ("last_rebuild", (snapshot["last_rebuild"] as? String).map(JSONValue.string) ?? .null),
+                    ("last_error", lastError.map(JSONValue.string) ?? .null),
+                ]).serialized)
+            return .success
+        }
         context.output.line("Reloaded: \(count) scheduled.")
-        if let error = snapshot["last_error"] as? String { context.output.line("Last error: \(error)") }
+        if let lastError { context.output.line("Last error: \(lastError)") }
         return .success
     }
 }

@@ -16,13 +16,20 @@ struct JournalAccess {
     /// Another user's journal (`user-UID.journal`, `user-UID@….journal~`) is left out: journald puts only that
     /// user's entries there, never those of `uid`.
     let unreadable: [(path: String, errno: Int32)]
+    /// Whether any journal file was found, readable or not: none means no journald has kept a journal there.
+    let foundJournal: Bool
+    /// The directories looked in.
+    let directories: [String]
 
     init(directories: [String], uid: UInt32) {
         var unreadable: [(path: String, errno: Int32)] = []
+        var found = false
         for directory in directories {
-            Self.check(directory, depth: 1, into: &unreadable)
+            Self.check(directory, depth: 1, into: &unreadable, found: &found)
         }
         self.unreadable = unreadable.filter { Self.userOfJournal($0.path).map { $0 == uid } ?? true }
+        self.foundJournal = found || !unreadable.isEmpty
+        self.directories = directories
     }
 
     /// The uid in the name of a user journal (`user-1000.journal`, `user-1000@….journal~`), else `nil`.
@@ -34,7 +41,9 @@ struct JournalAccess {
 
     /// Adds `directory` if it exists but cannot be listed, else its unreadable journal files and, `depth` levels
     /// down, its unreadable subdirectories and their files.
-    private static func check(_ directory: String, depth: Int, into unreadable: inout [(path: String, errno: Int32)]) {
+    private static func check(
+        _ directory: String, depth: Int, into unreadable: inout [(path: String, errno: Int32)], found: inout Bool
+    ) {
         guard access(directory, R_OK | X_OK) == 0 else {
             if errno != ENOENT && errno != ENOTDIR { unreadable.append((directory, errno)) }
             return
@@ -43,9 +52,10 @@ struct JournalAccess {
         for name in names.sorted() {
             let path = directory + "/" + name
             if name.hasSuffix(".journal") || name.hasSuffix(".journal~") {
+                found = true
                 if access(path, R_OK) != 0 { unreadable.append((path, errno)) }
             } else if depth > 0, isDirectory(path) {
-                check(path, depth: depth - 1, into: &unreadable)
+                check(path, depth: depth - 1, into: &unreadable, found: &found)
             }
         }
     }
@@ -53,6 +63,13 @@ struct JournalAccess {
     private static func isDirectory(_ path: String) -> Bool {
         var status = stat()
         return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Says that there is no journal to read, or `nil` when there is one.
+    var absence: String? {
+        guard !foundJournal else { return nil }
+        return "no journal found: there are no journal files in \(directories.joined(separator: " or ")); chimed "
+            + "records its deliveries in the journal, which systemd-journald keeps (is it running?)"
     }
 
     /// Says what could not be read and who may read it, or `nil` when everything could.

@@ -23,6 +23,8 @@ struct NotificationRequest {
     private(set) var instants: [Instant] = []
     /// The body as it will read back, when that differs from `--body` (line breaks, surrounding white space).
     private(set) var foldedBody: String?
+    /// The option each line of `text` was written for, so that a problem the loader finds there names the option.
+    private(set) var optionOfLine: [Int: String] = [:]
 
     static let valued: Set<String> = [
         "in", "at", "timezone", "on-calendar", "every", "count", "from", "until", "title", "body", "icon", "sound",
@@ -50,8 +52,10 @@ struct NotificationRequest {
             "Added with 'chimectl add' on \(Timestamp.format(now, zone: context.localZone) ?? "?").\n"
                 + "'chimectl cancel \(id)' removes it.")
         writer.section("Notification")
-        try Self.assign(&writer, "Title", title, option: "--title")
+        var lines: [Int: String] = [:]
+        try Self.assign(&writer, "Title", title, option: "--title", lines: &lines)
         if let body = arguments.value("body"), !body.isEmpty {
+            lines[writer.lineCount + 1] = "--body"
             do {
                 let folded = try writer.assign("Body", foldingLines: body)
                 if folded != body { foldedBody = folded }
@@ -59,14 +63,18 @@ struct NotificationRequest {
                 throw UsageError("invalid --body: \(error)")
             }
         }
-        try Self.assign(&writer, "Icon", arguments.value("icon"), option: "--icon")
-        try Self.assign(&writer, "Sound", arguments.value("sound"), option: "--sound")
-        try Self.assign(&writer, "Urgency", arguments.value("urgency"), option: "--urgency")
-        for action in arguments.all("action") { try Self.assign(&writer, "Action", action, option: "--action") }
-        try Self.assign(&writer, "Badge", arguments.value("badge"), option: "--badge")
-        for info in arguments.all("info") { try Self.assign(&writer, "Info", info, option: "--info") }
+        try Self.assign(&writer, "Icon", arguments.value("icon"), option: "--icon", lines: &lines)
+        try Self.assign(&writer, "Sound", arguments.value("sound"), option: "--sound", lines: &lines)
+        try Self.assign(&writer, "Urgency", arguments.value("urgency"), option: "--urgency", lines: &lines)
+        for action in arguments.all("action") {
+            try Self.assign(&writer, "Action", action, option: "--action", lines: &lines)
+        }
+        try Self.assign(&writer, "Badge", arguments.value("badge"), option: "--badge", lines: &lines)
+        for info in arguments.all("info") { try Self.assign(&writer, "Info", info, option: "--info", lines: &lines) }
         if let deliver = arguments.value("deliver") {
-            try Self.assign(&writer, "Deliver", try Self.backends(deliver).joined(separator: " "), option: "--deliver")
+            try Self.assign(
+                &writer, "Deliver", try Self.backends(deliver).joined(separator: " "), option: "--deliver",
+                lines: &lines)
         }
 
         // The trigger is gathered first, so that a comment before it can say which times were fixed.
@@ -123,15 +131,17 @@ struct NotificationRequest {
 
         writer.section("Trigger")
         if !fixedNotes.isEmpty { writer.comment("Fixed when added: \(fixedNotes.joined(separator: "; ")).") }
-        for entry in trigger { try Self.assign(&writer, entry.key, entry.value, option: entry.option) }
+        for entry in trigger { try Self.assign(&writer, entry.key, entry.value, option: entry.option, lines: &lines) }
         text = writer.text
+        optionOfLine = lines
     }
 
     /// Writes `key=value` unless `value` is nil, naming `option` when the value cannot be written.
     private static func assign(
-        _ writer: inout UnitFileWriter, _ key: String, _ value: String?, option: String
+        _ writer: inout UnitFileWriter, _ key: String, _ value: String?, option: String, lines: inout [Int: String]
     ) throws(UsageError) {
         guard let value else { return }
+        lines[writer.lineCount + 1] = option
         do {
             try writer.assign(key, value)
         } catch {

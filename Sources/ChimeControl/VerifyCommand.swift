@@ -53,17 +53,69 @@ struct VerifyCommand: Command {
         if !directories.isEmpty {
             let search = NotificationSearch(searching: directories, probe: PosixFileKindProbe())
             found += search.files
-            problems += search.diagnostics
+            problems += search.diagnostics + ScheduleCheck.directoryProblems(directories, named: true)
         }
-        for problem in problems { context.errors.line(problem.description) }
+        // chimed.conf of the directories checked, or of the instance for single files: it names the backends.
+        let instance = InstanceView.options(arguments, environment: context.environment)
+        let configuration = DaemonConfiguration.load(
+            directories: directories.isEmpty ? instance.configDirectories : directories)
+        var loader = NotificationLoader(systemZone: context.localZone, zones: context.zones)
+        loader.knownBackends = configuration.backendNames
+
+        // Every file first, as chimed loads them; generators after, as chimed runs them.
+        var results: [(file: NotificationFile, result: NotificationLoader.Result)] = []
+        for file in found {
+            if case .loaded = file.content, let objection = NotificationDirectorySource.objection(to: file) {
+                problems.append(objection)
+                results.append(
+                    (file, NotificationLoader.Result(id: file.id, notification: nil, diagnostics: [objection])))
+                continue
+            }
+            var result = loader.load(file)
+            if let notification = result.notification,
+                let past = ScheduleCheck.pastProblem(
+                    notification, source: file.path, line: nil, now: base, systemZone: context.localZone)
+            {
+                result.diagnostics.append(past)
+            }
+            problems += result.diagnostics
+            results.append((file, result))
+        }
+        var generated = LoadedSchedule(systemZone: context.localZone)
+        if !directories.isEmpty {
+            let generators = GeneratorSource(
+                directories: directories, environment: context.environment, timeout: configuration.generatorTimeout,
+                outputLimit: configuration.generatorOutputLimit)
+            do {
+                try generators.load(into: &generated, loader: loader)
+            } catch {
+                context.errors.line("chimectl verify: \(error)")
+                status = .failure
+            }
+            for entry in generated.notifications {
+                if let past = ScheduleCheck.pastProblem(
+                    entry.notification, source: entry.source, line: entry.line, now: base,
+                    systemZone: context.localZone)
+                {
+                    generated.problems.append(past)
+                }
+            }
+            problems += generated.problems
+        }
+        for problem in problems.sortedByPlace() { context.errors.line(problem.description) }
         if problems.contains(where: { $0.severity == .error }) { status = .failure }
 
-        let loader = NotificationLoader(systemZone: context.localZone, zones: context.zones)
         var rows = ScheduleTable()
-        for file in found {
-            let result = loader.load(file)
-            for diagnostic in result.diagnostics { context.errors.line(diagnostic.description) }
-            if result.hasErrors { status = .failure }
+        let listed =
+            results.map { (id: $0.file.id, path: $0.file.path, line: Int?.none, result: $0.result) }
+            + generated.notifications.map { entry in
+                (
+                    id: entry.notification.id, path: entry.source, line: entry.line,
+                    result: NotificationLoader.Result(
+                        id: entry.notification.id, notification: entry.notification, diagnostics: [])
+                )
+            }
+        for (id, path, line, result) in listed {
             let history = DeliveryHistory(firstSeen: base)
             let fires =
                 result.notification.map { notification in
@@ -72,9 +124,9 @@ struct VerifyCommand: Command {
                             after: base, history: history, systemZone: context.localZone, limit: iterations) : []
                 } ?? []
             if arguments.has("json") {
-                var members: [(String, JSONValue)] = [
-                    ("id", .string(file.id)), ("file", .string(file.path)), ("valid", .bool(!result.hasErrors)),
-                ]
+                var members: [(String, JSONValue)] = [("id", .string(id)), ("file", .string(path))]
+                if let line { members.append(("line", .number(Int64(line)))) }
+                members.append(("valid", .bool(!result.hasErrors)))
                 if result.isMasked { members.append(("masked", .bool(true))) }
                 if let notification = result.notification, !notification.isEnabled {
                     members.append(("enabled", .bool(false)))
@@ -85,18 +137,18 @@ struct VerifyCommand: Command {
                 continue
             }
             guard let notification = result.notification else {
-                if result.isMasked { rows.add(id: file.id, next: "masked", left: "", what: file.path) }
+                if result.isMasked { rows.add(id: id, next: "masked", left: "", what: path) }
                 continue
             }
             let what = notification.trigger.summary
             if !notification.isEnabled {
-                rows.add(id: file.id, next: "disabled (Enabled=no)", left: "", what: what)
+                rows.add(id: id, next: "disabled (Enabled=no)", left: "", what: what)
             } else if fires.isEmpty {
-                rows.add(id: file.id, next: Self.whyNothing(notification.trigger, base: base), left: "", what: what)
+                rows.add(id: id, next: Self.whyNothing(notification.trigger, base: base), left: "", what: what)
             }
             for (index, fire) in fires.enumerated() {
                 rows.add(
-                    id: index == 0 ? file.id : "",
+                    id: index == 0 ? id : "",
                     next: Timestamp.format(fire, zone: notification.trigger.timeZone ?? context.localZone) ?? "-",
                     left: Timestamp.relativeDescription(of: fire, now: context.now),
                     what: index == 0 ? what : "")

@@ -18,6 +18,24 @@ public struct ParsedArguments: Sendable {
             self.flags = flags.union(["help"])
             self.aliases = aliases.merging(["h": "help"]) { a, _ in a }
         }
+
+        /// This grammar and `other`'s options together.
+        public func adding(_ other: Grammar) -> Grammar {
+            Grammar(
+                valued: valued.union(other.valued), flags: flags.union(other.flags),
+                aliases: aliases.merging(other.aliases) { a, _ in a })
+        }
+
+        /// Whether `argument` is an option that takes its value from the next argument (`--name value`, `-x value`).
+        public func takesSeparateValue(_ argument: String) -> Bool {
+            if argument.hasPrefix("--") {
+                return !argument.contains("=") && valued.contains(String(argument.dropFirst(2)))
+            }
+            guard argument.count == 2, let letter = argument.dropFirst().first, let long = aliases[letter] else {
+                return false
+            }
+            return valued.contains(long)
+        }
     }
 
     public init(_ arguments: [String], grammar: Grammar) throws(UsageError) {

@@ -83,20 +83,35 @@ public enum Chimed {
     public static func check(_ options: DaemonOptions, environment: [String: String], now: Date) -> Int32 {
         let zone = LocalZone.resolve(tz: environment["TZ"])
         let configuration = DaemonConfiguration.load(directories: options.configDirectories)
-        let loader = ScheduleLoader(
+        var loader = ScheduleLoader(
             sources: Daemon.sources(options: options, environment: environment, configuration: configuration),
             maximumNotifications: configuration.maximumNotifications)
-        let loaded: LoadedSchedule
+        loader.knownBackends = configuration.backendNames
+        let named =
+            options.configDirectories
+            != DaemonOptions.defaults(for: options.instance, environment: environment).configDirectories
+        let directoryProblems = ScheduleCheck.directoryProblems(options.configDirectories, named: named)
+        var loaded: LoadedSchedule
         do {
             loaded = try loader.load(systemZone: zone)
         } catch {
             FileHandle.standardError.write(Data("chimed: \(error)\n".utf8))
             return 1
         }
-        for problem in configuration.diagnostics + loaded.problems {
+        for entry in loaded.notifications {
+            if let past = ScheduleCheck.pastProblem(
+                entry.notification, source: entry.source, line: entry.line, now: now, systemZone: zone)
+            {
+                loaded.problems.append(past)
+            }
+        }
+        loaded.problems = loaded.problems.sortedByPlace()
+        for problem in directoryProblems + configuration.diagnostics + loaded.problems {
             FileHandle.standardError.write(Data("\(problem)\n".utf8))
         }
         let configurationErrors = configuration.diagnostics.filter { $0.severity == .error }.count
+        let directoryErrors = directoryProblems.filter { $0.severity == .error }.count
+        let directoryWarnings = directoryProblems.count - directoryErrors
         var lines: [String] = []
         var scheduled = 0
         for entry in loaded.notifications {
@@ -120,8 +135,9 @@ public enum Chimed {
                 + "Default backends: \(backends.joined(separator: " ")); presentation: \(configuration.presentation)\n"
                 + "Added at run time: \(options.addedDirectory)\n"
                 + "\(loaded.notifications.count) notification(s) loaded, \(scheduled) scheduled, "
-                + "\(loaded.errorCount) error(s), \(loaded.problems.count - loaded.errorCount) warning(s).")
+                + "\(loaded.errorCount + directoryErrors) error(s), "
+                + "\(loaded.problems.count - loaded.errorCount + directoryWarnings) warning(s).")
         for line in lines { print(line) }
-        return loaded.errorCount == 0 && configurationErrors == 0 ? 0 : 1
+        return loaded.errorCount == 0 && configurationErrors == 0 && directoryErrors == 0 ? 0 : 1
     }
 }

@@ -29,6 +29,8 @@ public final class Daemon: @unchecked Sendable {
     private var signalSources: [any DispatchSourceSignal] = []
     private var watchdog: (any DispatchSourceTimer)?
     private var monitors: [any Sendable] = []
+    /// Held from `run()` to the end of the process: no second chimed on the same state and runtime directories.
+    private var instanceLock: InstanceLock?
 
     /// Rebuild bookkeeping, touched only on `queue`.
     private var isRebuilding = false
@@ -99,10 +101,16 @@ public final class Daemon: @unchecked Sendable {
         ]
     }
 
-    /// Starts everything and never returns: the process ends on SIGTERM/SIGINT (exit 0) or a fatal start-up error.
+    /// Starts everything and never returns: the process ends on SIGTERM/SIGINT (exit 0) or a fatal start-up error
+    /// (exit 1), such as another chimed already running on the same directories.
     public func run() -> Never {
+        do {
+            instanceLock = try InstanceLock(options: options)
+        } catch {
+            FileHandle.standardError.write(Data("chimed: \(error)\n".utf8))
+            exit(1)
+        }
         installSignalHandlers()
-        writePIDFile()
         queue.async { self.startWatchdog() }
         queue.async { self.rebuild(reason: "start") }
         dispatchMain()
@@ -165,11 +173,12 @@ public final class Daemon: @unchecked Sendable {
         loadQueue.async {
             let started = clock.now()
             let configuration = DaemonConfiguration.load(directories: directories)
-            let loader = ScheduleLoader(
+            var loader = ScheduleLoader(
                 sources: Self.sources(
                     options: options, environment: environment, configuration: configuration,
                     generatorReuse: generatorReuse),
                 maximumNotifications: configuration.maximumNotifications)
+            loader.knownBackends = configuration.backendNames
             let zone = LocalZone.resolve(tz: tz)
             let result = Result { () throws(ScheduleLoadError) in try loader.load(systemZone: zone) }
             self.queue.async {
@@ -207,6 +216,14 @@ public final class Daemon: @unchecked Sendable {
                     .configError, "The default backends name '\(name)', which is no backend; deliveries to it fail.",
                     priority: 4))
         }
+        if rebuildCount == 0, defaultBackends.contains("journal"), !JournalBackend.isJournalAvailable {
+            log.record(
+                DaemonEvent(
+                    .configError,
+                    "No journal listens (\(JournalBackend.socketPath) is missing): deliveries to the journal backend "
+                        + "fail. Start systemd-journald, or deliver elsewhere with --deliver= or chimed.conf's "
+                        + "[Daemon] Deliver=.", priority: 4))
+        }
         dispatcher.reconfigure(backends: backends, defaultBackends: defaultBackends)
         let presentation = "Presentation: \(loaded.presentation)."
         let log = self.log
@@ -240,11 +257,11 @@ public final class Daemon: @unchecked Sendable {
                 DaemonEvent(
                     first ? .started : .reloaded,
                     "\(first ? "Started" : "Reloaded (\(reason))"): \(loaded.notifications.count) notification(s) "
-                        + "loaded, \(scheduler.scheduledCount) scheduled, \(loaded.errorCount) file(s) with errors.",
+                        + "loaded, \(scheduler.scheduledCount) scheduled, \(loaded.filesWithErrors) file(s) with errors.",
                     fields: [
                         ("CHIME_LOADED", String(loaded.notifications.count)),
                         ("CHIME_SCHEDULED", String(scheduler.scheduledCount)),
-                        ("CHIME_ERRORS", String(loaded.errorCount)),
+                        ("CHIME_ERRORS", String(loaded.filesWithErrors)),
                     ]))
         case .failure(let error):
             lastError = error.message
@@ -531,19 +548,8 @@ public final class Daemon: @unchecked Sendable {
         if !drained {
             log.record(DaemonEvent(.stopping, "Deliveries still in flight after 5 s; exiting anyway.", priority: 4))
         }
-        try? FileManager.default.removeItem(atPath: options.pidPath)
+        instanceLock?.removePIDFile()
         notifyQueue.sync {}  // STOPPING=1 is out before the process ends
         exit(0)
-    }
-
-    private func writePIDFile() {
-        do {
-            try FileManager.default.createDirectory(
-                atPath: options.runtimeDirectory, withIntermediateDirectories: true)
-            try AtomicFile.write("\(getpid())\n", to: options.pidPath)
-        } catch {
-            log.record(
-                DaemonEvent(.configError, "Cannot write \(options.pidPath): \(error)", priority: 4))
-        }
     }
 }

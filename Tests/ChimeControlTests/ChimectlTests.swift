@@ -133,6 +133,59 @@ import Testing
         #expect(Self.run(["completion", "zsh"]).status == .usage)
     }
 
+    /// A command's help, however it is asked for, as `systemctl help status` and `systemctl status -h` agree.
+    @Test(arguments: [
+        ["help", "list"], ["list", "-h"], ["--help", "list"], ["-h", "list"], ["--user", "list", "-h"],
+    ])
+    func helpOfACommandIsTheSameHoweverAskedFor(invocation: [String]) {
+        let run = Self.run(invocation)
+        #expect(run.status == .success)
+        #expect(run.output == Self.run(["list", "--help"]).output)
+        #expect(run.output.hasPrefix("Usage: chimectl list "))
+    }
+
+    /// Words a command does not take are usage errors, not ignored.
+    @Test(arguments: [
+        (["status", "water"], "chimectl status: unexpected argument 'water'\n"),
+        (["list", "extra"], "chimectl list: unexpected argument 'extra'\n"),
+        (["next", "soon"], "chimectl next: unexpected argument 'soon'\n"),
+        (["reload", "now"], "chimectl reload: unexpected argument 'now'\n"),
+        (["help", "list", "extra"], "chimectl help: expected one command, not 'list extra'\n"),
+        (["--bogus", "list"], "chimectl: unknown option '--bogus'\n"),
+        (["help", "frobnicate"], "chimectl: unknown command 'frobnicate'; see 'chimectl --help'\n"),
+    ])
+    func extraWordsAreUsageErrors(invocation: [String], message: String) {
+        let run = Self.run(invocation)
+        #expect(run.status == .usage)
+        #expect(run.errors.hasPrefix(message), "\(run.errors)")
+        #expect(run.output.isEmpty)
+    }
+
+    /// The options every command takes may come before or after it, in any order, as systemctl's do.
+    @Test func globalOptionsGoBeforeOrAfterTheCommand() throws {
+        let directory = try TemporaryDirectory(prefix: "chimectl-global")
+        defer { directory.remove() }
+        let runtime = directory.path + "/run"
+        let invocations = [
+            ["status", "--json", "--runtime-dir=\(runtime)", "--no-pager"],
+            ["--runtime-dir", runtime, "status", "--json"],
+            ["--json", "--no-pager", "status", "--runtime-dir", runtime],
+            ["--runtime-dir=/elsewhere", "status", "--json", "--runtime-dir=\(runtime)"],
+        ]
+        let expected = Self.run(invocations[0])
+        #expect(expected.status == .notRunning)
+        #expect(expected.output.contains(#""runtime_directory":"\#(runtime)""#), "\(expected.output)")
+        for invocation in invocations.dropFirst() {
+            let run = Self.run(invocation)
+            #expect(run.status == expected.status, "\(invocation)")
+            #expect(run.output == expected.output, "\(invocation)")
+        }
+        // Every command takes them, whether or not it talks to an instance.
+        let calendar = Self.run(["--user", "--state-dir=\(directory.path)", "calendar", "--json", "daily"])
+        #expect(calendar.status == .success, "\(calendar.errors)")
+        #expect(calendar.output.hasPrefix(#"{"spec":"daily""#))
+    }
+
     /// Help texts are part of the interface: any change shows up here and in the snapshot files.
     @Test(arguments: [
         "--help", "calendar --help", "timestamp --help", "timespan --help", "verify --help", "list --help",

@@ -41,10 +41,11 @@ import Testing
         let output = try ProcessRunner.run(
             chimed, ["--check", "--config-dir=\(directory.path)"], environment: ["TZ": "Europe/Berlin"])
         #expect(output.status == 1)
+        // Sorted by file and line, as a reader goes through them.
         #expect(
             output.standardError.split(separator: "\n").map(String.init) == [
-                "\(open): Generator is writable by others; refusing to run it (chmod o-w \(open)).",
                 "\(failing): Generator exited with status 3 (stderr: \"calendar.example.org: connection refused\").",
+                "\(open): Generator is writable by others; refusing to run it (chmod o-w \(open)).",
                 "\(garbage):2:1: Invalid JSON: expected a value, found 'o'.",
             ])
         #expect(output.standardOutput.contains("2 notification(s) loaded, 2 scheduled, 3 error(s), 0 warning(s)."))

@@ -32,8 +32,8 @@ import Testing
         #expect(output.status == 1)
         #expect(
             output.standardError.split(separator: "\n").map(String.init) == [
-                "\(fifo): Not a regular file, ignoring.",
                 "\(big): File is 10,737,418,240 bytes, more than the 1 MiB a configuration file may have.",
+                "\(fifo): Not a regular file, ignoring.",
                 "\(generator):2: Line is 2,097,152 bytes long, more than the 1 MiB a generator's line may have.",
                 "\(generator):4: Notification 'third' is beyond the 3 the schedule may hold (MaxNotifications=); "
                     + "ignoring it.",

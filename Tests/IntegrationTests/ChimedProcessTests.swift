@@ -116,6 +116,24 @@ import Testing
         #expect(instance.process.wait(timeout: 10) == 0)
     }
 
+    @Test func filesWithErrorsAreCountedOnceEach() throws {
+        // Three files with four errors each: twelve errors, three files.
+        let bad = "[Notification]\nUrgency=loud\nBadge=many\n[Trigger]\nEvery=soon\n"
+        let instance = try start([
+            "tick.notification": Self.everySecond, "a.notification": bad, "b.notification": bad,
+            "c.notification": bad,
+        ])
+        defer { instance.directory.remove() }
+        _ = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        instance.process.signal(SIGTERM)
+        #expect(instance.process.wait(timeout: 10) == 0)
+        let errors = instance.process.standardError.split(separator: "\n")
+        #expect(errors.filter { $0.contains(".notification:") }.count == 12, "\(errors)")
+        #expect(
+            errors.contains("chimed: Started: 1 notification(s) loaded, 1 scheduled, 3 file(s) with errors."),
+            "\(errors)")
+    }
+
     @Test func aLoadThatFailsAsAWholeKeepsThePreviousSchedule() throws {
         let instance = try start(["tick.notification": Self.everySecond])
         defer { instance.directory.remove() }

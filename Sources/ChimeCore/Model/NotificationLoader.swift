@@ -11,6 +11,9 @@ public struct NotificationLoader: Sendable {
     public var zones: ZoneDatabase
     /// Shares the `OnCalendar=` events of notifications with the same ones, when set (see `CalendarCache`).
     public var calendarCache: CalendarCache?
+    /// The backends `Deliver=` may name, when known (chimed.conf's and the built-in ones): another name is a
+    /// warning, since deliveries to it fail.
+    public var knownBackends: [String]?
 
     public init(systemZone: ZoneRules, zones: ZoneDatabase = .system, calendarCache: CalendarCache? = nil) {
         self.systemZone = systemZone
@@ -26,6 +29,16 @@ public struct NotificationLoader: Sendable {
         public var isMasked = false
 
         public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+        public init(
+            id: String, notification: ScheduledNotification? = nil, diagnostics: [UnitFileDiagnostic] = [],
+            isMasked: Bool = false
+        ) {
+            self.id = id
+            self.notification = notification
+            self.diagnostics = diagnostics
+            self.isMasked = isMasked
+        }
     }
 
     static let knownKeys: [String: Set<String>] = [
@@ -62,7 +75,8 @@ public struct NotificationLoader: Sendable {
         reader.diagnostics = unit.diagnostics
         let notification = reader.read(id: id)
         let hasErrors = reader.diagnostics.contains { $0.severity == .error }
-        return Result(id: id, notification: hasErrors ? nil : notification, diagnostics: reader.diagnostics)
+        return Result(
+            id: id, notification: hasErrors ? nil : notification, diagnostics: reader.diagnostics.sortedByPlace())
     }
 
     /// What is wrong with an id for which `isValidID(_:)` is false.
@@ -169,11 +183,17 @@ private struct Reader {
                 withinBounds = false
             }
             guard let keys = NotificationLoader.knownKeys[section.name] else {
-                warning(section.location, "Unknown section '\(section.name)', ignoring.")
+                warning(
+                    section.location,
+                    "Unknown section '\(section.name)', ignoring."
+                        + Suggestion.didYouMean(section.name, among: NotificationLoader.knownKeys.keys.sorted()))
                 continue
             }
             for entry in section.entries where !keys.contains(entry.key) {
-                warning(entry.location, "Unknown key '\(entry.key)' in section [\(section.name)], ignoring.")
+                warning(
+                    entry.location,
+                    "Unknown key '\(entry.key)' in section [\(section.name)], ignoring."
+                        + Suggestion.didYouMean(entry.key, among: keys.sorted()))
             }
         }
         // Only a notification with that many assignments in all can repeat one key too often.
@@ -350,6 +370,13 @@ private struct Reader {
             do {
                 for name in try entry.words() where !notification.backends.contains(name) {
                     notification.backends.append(name)
+                    if let known = loader.knownBackends, !known.contains(name) {
+                        warning(
+                            entry.valueLocation,
+                            "Deliver= names '\(name)', which is no backend; deliveries to it fail."
+                                + Suggestion.didYouMean(name, among: known)
+                                + " Backends: \(known.joined(separator: ", ")).")
+                    }
                 }
             } catch {
                 diagnostics.append(error)

@@ -27,3 +27,19 @@ public struct UnitFileDiagnostic: Error, Hashable, Sendable, CustomStringConvert
         "\(location): \(message)"
     }
 }
+
+extension Array where Element == UnitFileDiagnostic {
+    /// In the order a reader goes through the files: by file, then line, then column; problems of a whole file
+    /// first, and problems at the same place in the order they were found.
+    public func sortedByPlace() -> [UnitFileDiagnostic] {
+        guard count > 1 else { return self }
+        return enumerated().sorted { a, b in
+            let left = a.element.location
+            let right = b.element.location
+            if left.file != right.file { return left.file < right.file }
+            if (left.line ?? 0) != (right.line ?? 0) { return (left.line ?? 0) < (right.line ?? 0) }
+            if (left.column ?? 0) != (right.column ?? 0) { return (left.column ?? 0) < (right.column ?? 0) }
+            return a.offset < b.offset
+        }.map(\.element)
+    }
+}

@@ -31,6 +31,9 @@ public struct UnitFileWriter: Sendable {
     }
 
     public private(set) var text = ""
+
+    /// How many lines `text` holds so far; the next assignment starts on the line after.
+    public var lineCount: Int { text.utf8.lazy.filter { $0 == UInt8(ascii: "\n") }.count }
     private var lastLineIsComment = false
 
     public init() {}

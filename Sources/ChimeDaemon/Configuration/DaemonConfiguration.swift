@@ -154,11 +154,17 @@ extension DaemonConfiguration {
         var reader = ConfigurationReader()
         for section in unit.sections {
             guard let keys = Self.knownKeys[section.name] else {
-                reader.warning(section.location, "Unknown section '\(section.name)', ignoring.")
+                reader.warning(
+                    section.location,
+                    "Unknown section '\(section.name)', ignoring."
+                        + Suggestion.didYouMean(section.name, among: Self.knownKeys.keys.sorted()))
                 continue
             }
             for entry in section.entries where !keys.contains(entry.key) {
-                reader.warning(entry.location, "Unknown key '\(entry.key)' in section [\(section.name)], ignoring.")
+                reader.warning(
+                    entry.location,
+                    "Unknown key '\(entry.key)' in section [\(section.name)], ignoring."
+                        + Suggestion.didYouMean(entry.key, among: keys.sorted()))
             }
         }
         if let entry = unit.lastValue(for: "Deliver", in: "Daemon") {

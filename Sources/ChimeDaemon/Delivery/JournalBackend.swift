@@ -20,7 +20,13 @@ public struct JournalBackend: DeliveryBackend, RecordsOwnDelivery {
     /// journald's socket, whose absence `isJournalAvailable` reports.
     public static var socketPath: String { JournalWriter.socketPath }
 
+    /// No journald listens: the entry would be lost, so the delivery fails.
+    struct JournalMissing: Error, CustomStringConvertible {
+        var description: String { "no journal listens (\(JournalBackend.socketPath) is missing)" }
+    }
+
     public func deliver(_ delivery: Delivery, deliveredAt: Date) async throws {
+        guard Self.isJournalAvailable else { throw JournalMissing() }
         let event = Dispatcher.delivered(delivery, backend: name, at: deliveredAt)
         try writer.send(event.journalFields + [("SYSLOG_IDENTIFIER", "chimed")])
     }

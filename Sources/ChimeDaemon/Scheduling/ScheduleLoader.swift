@@ -33,6 +33,11 @@ public struct LoadedSchedule: Sendable {
     }
 
     public var errorCount: Int { problems.filter { $0.severity == .error }.count }
+
+    /// How many files (or generators) have at least one error: a file with three bad lines counts once.
+    public var filesWithErrors: Int {
+        Set(problems.lazy.filter { $0.severity == .error }.map(\.location.file)).count
+    }
 }
 
 /// Why a rebuild could not load anything, in which case the previous schedule stays armed.
@@ -102,6 +107,13 @@ public struct NotificationDirectorySource: ScheduleSource {
 }
 
 extension NotificationDirectorySource {
+    /// Why chimed would refuse to load `file` (its owner or mode, or a drop-in's), or `nil` when it would load it.
+    public static func objection(to file: NotificationFile) -> UnitFileDiagnostic? {
+        NotificationDirectorySource(directories: []).objection(to: [file.path] + file.dropInPaths).map {
+            UnitFileDiagnostic(.error, at: UnitFileLocation(file: $0.path), $0.objection)
+        }
+    }
+
     /// The first of `paths` that must not be loaded, and why.
     private func objection(to paths: [String]) -> (path: String, objection: String)? {
         for path in paths {
@@ -120,6 +132,8 @@ public struct ScheduleLoader: Sendable {
     /// `[Daemon] MaxNotifications=`: the most notifications the schedule holds. Those beyond it in the order of the
     /// sources (and of each source: files by name, generators by name and then line) are dropped with one error.
     public var maximumNotifications: Int
+    /// The backends `Deliver=` may name (`NotificationLoader.knownBackends`); `nil` to take any.
+    public var knownBackends: [String]?
 
     public init(
         sources: [any ScheduleSource], zones: ZoneDatabase = .system,
@@ -152,8 +166,9 @@ public struct ScheduleLoader: Sendable {
     private func loadWithoutLimit(systemZone: ZoneRules) throws(ScheduleLoadError) -> LoadedSchedule {
         var schedule = LoadedSchedule(systemZone: systemZone)
         // Thousands of files name the same few zones: read each zone file once per load, and anew at the next.
-        let loader = NotificationLoader(
+        var loader = NotificationLoader(
             systemZone: systemZone, zones: zones.cachingLookups(), calendarCache: CalendarCache())
+        loader.knownBackends = knownBackends
         for source in sources {
             try source.load(into: &schedule, loader: loader)
         }
