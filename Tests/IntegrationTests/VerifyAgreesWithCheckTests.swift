@@ -1,0 +1,74 @@
+import ChimeTestSupport
+import Foundation
+import Testing
+
+/// `chimectl verify DIR` and `chimed --check --config-dir=DIR` report the same problems, in the same order (by
+/// file and line): file ownership and mode, generators, backends `Deliver=` names that do not exist, a past `At=`,
+/// misspelt keys and sections, and directories that are missing or hold nothing.
+@Suite(.serialized) struct VerifyAgreesWithCheckTests {
+    let chimed = BinaryLocator.path(of: "chimed")
+    let chimectl = BinaryLocator.path(of: "chimectl")
+
+    @Test func bothReportTheSameProblems() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-verify-check")
+        defer { directory.remove() }
+        let path = directory.path
+        try directory.write(
+            "good.notification", "[Notification]\nTitle=Good\nDeliver=jurnal\n[Trigger]\nOnCalendar=hourly\n")
+        try directory.write("past.notification", "[Notification]\nTitle=Past\n[Trigger]\nAt=2020-01-01 10:00\n")
+        try directory.write(
+            "open.notification", "[Notification]\nTitle=Open\n[Trigger]\nOnCalendar=daily\n", permissions: 0o666)
+        try directory.write("typo.notification", "[notification]\nTitel=Typo\n[Trigger]\nOnCalendar=daily\n")
+        try directory.write(
+            "generators.d/list", "#!/bin/sh\necho '{\"Id\":\"made\",\"Title\":\"Made\",\"OnCalendar\":\"weekly\"}'\n",
+            permissions: 0o755)
+        try directory.write(
+            "generators.d/broken", "#!/bin/sh\necho 'offline' >&2\nexit 2\n", permissions: 0o755)
+
+        let check = try ProcessRunner.run(chimed, ["--check", "--config-dir=\(path)"], environment: ["TZ": "UTC"])
+        let verify = try ProcessRunner.run(chimectl, ["verify", path], environment: ["TZ": "UTC"])
+        #expect(check.status == 1)
+        #expect(verify.status == 1)
+        let expected = [
+            "\(path)/generators.d/broken: Generator exited with status 2 (stderr: \"offline\").",
+            "\(path)/good.notification:3:9: Deliver= names 'jurnal', which is no backend; deliveries to it fail. "
+                + "Did you mean 'journal'? Backends: journal, stdout, desktop, command, webhook.",
+            "\(path)/open.notification: File is writable by its group and by others; refusing to load it "
+                + "(chmod go-w \(path)/open.notification).",
+            "\(path)/past.notification: At= is past (Wed 2020-01-01 10:00:00 UTC, ",
+            "\(path)/typo.notification: Missing Title= in [Notification].",
+            "\(path)/typo.notification:1:1: Unknown section 'notification', ignoring. Did you mean 'Notification'?",
+        ]
+        for (name, output) in [("check", check), ("verify", verify)] {
+            let lines = output.standardError.split(separator: "\n").map(String.init)
+            #expect(lines.count == expected.count, "\(name): \(lines)")
+            for (line, prefix) in zip(lines, expected) {
+                #expect(line.hasPrefix(prefix), "\(name): \(line)")
+            }
+            #expect(lines.contains { $0.hasSuffix("): 'past' will not fire.") }, "\(name): \(lines)")
+        }
+        // What a generator made is listed by both.
+        #expect(check.standardOutput.contains("  made: "))
+        #expect(verify.standardOutput.contains("\nmade "), "\(verify.standardOutput)")
+    }
+
+    @Test func aMissingDirectoryFailsAndAnEmptyOneWarns() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-verify-check")
+        defer { directory.remove() }
+        let typo = directory.path + "/confg"
+        let check = try ProcessRunner.run(chimed, ["--check", "--config-dir=\(typo)"])
+        #expect(check.status == 1)
+        #expect(check.standardError == "\(typo): No such configuration directory.\n")
+        let verify = try ProcessRunner.run(chimectl, ["verify", typo])
+        #expect(verify.status == 1)
+        #expect(verify.standardError == "\(typo): No such file or directory\n")
+
+        let empty = "\(directory.path): No notifications (NAME.notification) and no generators (generators.d/) here.\n"
+        let checkEmpty = try ProcessRunner.run(chimed, ["--check", "--config-dir=\(directory.path)"])
+        #expect(checkEmpty.status == 0)
+        #expect(checkEmpty.standardError == empty)
+        let verifyEmpty = try ProcessRunner.run(chimectl, ["verify", directory.path])
+        #expect(verifyEmpty.status == 0)
+        #expect(verifyEmpty.standardError == empty)
+    }
+}
