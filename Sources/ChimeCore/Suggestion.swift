@@ -16,9 +16,12 @@ public enum Suggestion {
         return best?.candidate
     }
 
-    /// `" Did you mean 'X'?"`, or the empty string: to end a message with.
+    /// `" Did you mean 'X'?"`, or the empty string: to end a message with. When only the case differs, it says
+    /// that case matters.
     public static func didYouMean(_ word: String, among candidates: some Sequence<String>) -> String {
-        closest(to: word, among: candidates).map { " Did you mean '\($0)'?" } ?? ""
+        guard let meant = closest(to: word, among: candidates) else { return "" }
+        let caseOnly = meant.lowercased() == word.lowercased()
+        return " Did you mean '\(meant)'?" + (caseOnly ? " Names are case-sensitive." : "")
     }
 
     /// The optimal-string-alignment distance between `a` and `b`.

@@ -478,6 +478,26 @@ import Testing
         #expect(throws: CalendarSpecError.self) { try CalendarSpec(spec, localZone: Self.berlin) }
     }
 
+    /// A word that stops the parse is named, with the weekday or shorthand it most likely misspells.
+    @Test(arguments: [
+        ("weekdays 10:00", "Unknown word 'weekdays'; did you mean 'Mon..Fri'? (column 1)"),
+        ("Weekend 10:00", "Unknown word 'Weekend'; did you mean 'Sat,Sun'? (column 1)"),
+        ("Mond 10:00", "Unknown word 'Mond'; did you mean 'Mon'? (column 1)"),
+        ("Mon..Frei 09:00", "Unknown word 'Frei'; did you mean 'Fri'? (column 6)"),
+        ("Wednsday 09:00", "Unknown word 'Wednsday'; did you mean 'Wednesday'? (column 1)"),
+        ("dialy", "Unknown word 'dialy'; did you mean 'daily'? (column 1)"),
+        ("xyz", "Unknown word 'xyz' (column 1)"),
+        ("Mon 25:00", "The hour 25 is out of range (column 1)"),
+    ])
+    func aMisspeltWordIsNamed(spec: String, message: String) {
+        #expect(throws: CalendarSpecError.self) { try CalendarSpec(spec, localZone: Self.berlin) }
+        do {
+            _ = try CalendarSpec(spec, localZone: Self.berlin)
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
     /// A list may have at most 241 elements (systemd's limit, counted before duplicates are removed).
     @Test func listLength() throws {
         func minutes(_ count: Int) -> String { "*:" + (0..<count).map { String($0 % 60) }.joined(separator: ",") }

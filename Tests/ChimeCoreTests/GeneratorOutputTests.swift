@@ -226,7 +226,7 @@ import Testing
         #expect(results.first?.result.notification?.title == "T")
         #expect(
             problems(text) == [
-                "\(Self.path):1:11: Unknown key 'title' (did you mean 'Title'? keys are case-sensitive), ignoring.",
+                "\(Self.path):1:11: Unknown key 'title', ignoring. Did you mean 'Title'? Names are case-sensitive.",
                 "\(Self.path):1:35: Unknown key 'Colour', ignoring.",
             ])
     }

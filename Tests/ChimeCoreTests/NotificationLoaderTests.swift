@@ -212,6 +212,54 @@ import Testing
         #expect(result.diagnostics.allSatisfy { $0.severity == .warning })
     }
 
+    /// A misspelt key, section or backend is named with what it most likely meant.
+    @Test(arguments: [
+        (
+            "[Notification]\nTitel=t\n[Trigger]\nOnCalendar=daily\n",
+            "2:1: Unknown key 'Titel' in section [Notification], ignoring. Did you mean 'Title'?"
+        ),
+        (
+            "[notification]\nTitle=t\n[Trigger]\nOnCalendar=daily\n",
+            "1:1: Unknown section 'notification', ignoring. Did you mean 'Notification'? Names are case-sensitive."
+        ),
+        (
+            "[Notification]\nTitle=t\n[Trigger]\nOnCalender=daily\nAt=2030-01-01\n",
+            "4:1: Unknown key 'OnCalender' in section [Trigger], ignoring. Did you mean 'OnCalendar'?"
+        ),
+        (
+            "[Notification]\nTitle=t\nDeliver=journal destkop\n[Trigger]\nOnCalendar=daily\n",
+            "3:9: Deliver= names 'destkop', which is no backend; deliveries to it fail. Did you mean 'desktop'? "
+                + "Backends: journal, stdout, desktop."
+        ),
+    ])
+    func misspellingsAreNamedWithWhatTheyMeant(text: String, expected: String) {
+        var loader = self.loader
+        loader.knownBackends = ["journal", "stdout", "desktop"]
+        let result = loader.load(
+            UnitFile(parsing: text, path: "/etc/chime/sample.notification"), id: "sample",
+            path: "/etc/chime/sample.notification")
+        let warnings = result.diagnostics.filter { $0.severity == .warning }.map(\.description)
+        #expect(warnings == ["/etc/chime/sample.notification:" + expected])
+    }
+
+    @Test func aTrailingCommentIsExplainedWhereItBreaksAValue() {
+        let result = load(
+            "[Notification]\nTitle=Standup # every day\nUrgency=low # quiet\n[Trigger]\nOnCalendar=daily\n")
+        #expect(
+            result.diagnostics.map(\.description) == [
+                "/etc/chime/sample.notification:3:9: Invalid Urgency= 'low # quiet': expected low, normal or critical. "
+                    + "(A comment must be a whole line: '#' and ';' start one only at the beginning of a line.)"
+            ])
+    }
+
+    @Test func problemsAreInTheOrderOfTheirLines() {
+        let result = load("[Notification]\nUrgency=loud\nBadge=many\n[Trigger]\nEvery=soon\n")
+        #expect(
+            result.diagnostics.map { "\($0.location.line ?? 0):\($0.location.column ?? 0)" } == [
+                "1:1", "2:9", "3:7", "5:7",
+            ])
+    }
+
     @Test func disabledNotificationLoadsButIsMarked() throws {
         let result = load("[Notification]\nTitle=t\nEnabled=no\n[Trigger]\nOnCalendar=daily\n")
         #expect(try #require(result.notification).isEnabled == false)

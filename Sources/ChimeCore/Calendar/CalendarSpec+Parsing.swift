@@ -60,7 +60,11 @@ extension CalendarSpec {
             microsecond = [Component(start: 0)]
         } else {
             var parser = CalendarSpecParser(bytes: body)
-            try parser.parse(into: &self)
+            do {
+                try parser.parse(into: &self)
+            } catch {
+                throw Self.explainingWord(error, in: body)
+            }
             if let timestamp = parser.timestamp {
                 // gmtime breaks `@EPOCH` down counting the leap seconds of the process's (local) zone.
                 fix(at: timestamp, universalTime: localZone.universalTime)
@@ -70,6 +74,35 @@ extension CalendarSpec {
         if let problem = validationProblem() {
             throw CalendarSpecError(column: 1, reason: problem)
         }
+    }
+
+    /// The names a calendar event may hold where a misspelling stops the parse: weekdays and shorthands.
+    private static let knownWords = [
+        "Monday", "Mon", "Tuesday", "Tue", "Wednesday", "Wed", "Thursday", "Thu", "Friday", "Fri", "Saturday", "Sat",
+        "Sunday", "Sun", "minutely", "hourly", "daily", "weekly", "monthly", "quarterly", "semiannually", "yearly",
+        "annually",
+    ]
+
+    /// `error`, saying which word was not understood and what it likely meant, when it stopped at a word of
+    /// letters (`Tursday`, `weekdays`, `dialy`); otherwise `error` as it is.
+    private static func explainingWord(_ error: CalendarSpecError, in body: [UInt8]) -> CalendarSpecError {
+        func isLetter(_ byte: UInt8) -> Bool {
+            lowercased(byte) >= UInt8(ascii: "a") && lowercased(byte) <= UInt8(ascii: "z")
+        }
+        var start = min(error.column - 1, body.count)
+        guard start < body.count, isLetter(body[start]) else { return error }
+        while start > 0 && isLetter(body[start - 1]) { start -= 1 }
+        var end = start
+        while end < body.count && isLetter(body[end]) { end += 1 }
+        let word = String(decoding: body[start..<end], as: UTF8.self)
+        let meant: String?
+        switch word.lowercased() {
+        case "weekday", "weekdays", "workday", "workdays": meant = "Mon..Fri"
+        case "weekend", "weekends": meant = "Sat,Sun"
+        default: meant = Suggestion.closest(to: word, among: knownWords)
+        }
+        guard let meant else { return CalendarSpecError(column: start + 1, reason: "Unknown word '\(word)'") }
+        return CalendarSpecError(column: start + 1, reason: "Unknown word '\(word)'; did you mean '\(meant)'?")
     }
 
     /// Convenience for callers holding a spec in UTC-only contexts.

@@ -193,13 +193,11 @@ private struct LineReader {
             return
         }
         guard let section = NotificationLoader.knownKeys.first(where: { $0.value.contains(key) })?.key else {
-            let known = NotificationLoader.knownKeys.values.flatMap { $0 } + ["Id"]
-            let hint = known.first { $0.lowercased() == key.lowercased() }.map {
-                " (did you mean '\($0)'? keys are case-sensitive)"
-            }
+            let known = (NotificationLoader.knownKeys.values.flatMap { $0 } + ["Id"]).sorted()
             diagnostics.append(
                 UnitFileDiagnostic(
-                    .warning, at: location(member.column), "Unknown key '\(key)'\(hint ?? ""), ignoring."))
+                    .warning, at: location(member.column),
+                    "Unknown key '\(key)', ignoring." + Suggestion.didYouMean(key, among: known)))
             return
         }
         for entry in entries(member) {

@@ -82,6 +82,32 @@ public struct UnitFileSection: Hashable, Sendable {
     public var entries: [UnitFileEntry]
 }
 
+extension UnitFile {
+    /// `diagnostics`, each error on a line whose value holds what looks like a trailing comment (` #`, ` ;`)
+    /// saying so: in unit files a comment is a whole line, and `At=09:00 # standup` is a value, not a comment.
+    public func explainingTrailingComments(_ diagnostics: [UnitFileDiagnostic]) -> [UnitFileDiagnostic] {
+        guard diagnostics.contains(where: { $0.severity == .error && $0.location.line != nil }) else {
+            return diagnostics
+        }
+        var commentedLines: [String: Set<Int>] = [:]
+        for section in sections {
+            for entry in section.entries where entry.value.contains(" #") || entry.value.contains(" ;") {
+                if let line = entry.location.line { commentedLines[entry.location.file, default: []].insert(line) }
+            }
+        }
+        guard !commentedLines.isEmpty else { return diagnostics }
+        return diagnostics.map { diagnostic in
+            guard diagnostic.severity == .error, let line = diagnostic.location.line,
+                commentedLines[diagnostic.location.file]?.contains(line) == true
+            else { return diagnostic }
+            var explained = diagnostic
+            explained.message +=
+                " (A comment must be a whole line: '#' and ';' start one only at the beginning of a line.)"
+            return explained
+        }
+    }
+}
+
 /// One `Key=value` assignment with where it came from.
 public struct UnitFileEntry: Hashable, Sendable {
     /// The key, with the whitespace around it removed.

@@ -227,7 +227,7 @@ extension DaemonConfiguration {
         }
         // In the order of the files and lines, as a reader goes through them.
         let files = paths
-        diagnostics += reader.diagnostics.enumerated().sorted { a, b in
+        diagnostics += unit.explainingTrailingComments(reader.diagnostics).enumerated().sorted { a, b in
             func key(_ diagnostic: UnitFileDiagnostic) -> (Int, Int, Int) {
                 let location = diagnostic.location
                 return (files.firstIndex(of: location.file) ?? 0, location.line ?? 0, location.column ?? 0)
