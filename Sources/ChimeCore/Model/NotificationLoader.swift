@@ -76,7 +76,8 @@ public struct NotificationLoader: Sendable {
         let notification = reader.read(id: id)
         let hasErrors = reader.diagnostics.contains { $0.severity == .error }
         return Result(
-            id: id, notification: hasErrors ? nil : notification, diagnostics: unit.explainingTrailingComments(reader.diagnostics).sortedByPlace())
+            id: id, notification: hasErrors ? nil : notification,
+            diagnostics: unit.explainingTrailingComments(reader.diagnostics).sortedByPlace())
     }
 
     /// What is wrong with an id for which `isValidID(_:)` is false.
