@@ -13,7 +13,8 @@ struct AddCommand: Command {
         chime.notification(5)), makes chimed rebuild its schedule, and prints the id and the next fire date in
         the notification's local time. The file is checked first, with the same errors as 'chimectl verify', and
         nothing is written if it has any. The request survives restarts until it is cancelled
-        ('chimectl cancel ID'), or it ends. When chimed is not running it is scheduled when chimed starts.
+        ('chimectl cancel ID'), or it ends. When chimed is not running it is scheduled when chimed starts (for
+        the system instance, only with --state-dir: trying chimectl out leaves no files in /var/lib/chime).
 
         When:
           --in=SPAN             once, this long from now ('8s', '1h 30min')
@@ -62,6 +63,7 @@ struct AddCommand: Command {
         let view = InstanceView(arguments, environment: context.environment)
         let id = arguments.value("id") ?? Self.newID(view, context: context)
         let request = try NotificationRequest(arguments, id: id, context: context)
+        try view.requireRunningToChangeSystemState(stateDirectoryGiven: arguments.value("state-dir") != nil)
         try view.requireWritable(view.options.addedDirectory)
         if let source = view.configuredFile(id)?.path ?? view.scheduledSource(of: id, other: view.addedPath(id)) {
             throw CommandFailure(

@@ -6,12 +6,16 @@ import Foundation
 struct BadgeCommand: Command {
     static let name = "badge"
     static let summary = "Show, set or clear the badge number"
-    static let usage = "chimectl badge [set N | clear] [--json] [--user] [--state-dir=DIR] [--runtime-dir=DIR]"
+    static let usage = "chimectl badge [set N|+N|-N | clear] [--json] [--user] [--state-dir=DIR] [--runtime-dir=DIR]"
     static let help = """
         Without arguments, prints the instance's badge number: the count that notifications with Badge= raise,
-        lower, set or clear when they are delivered (the app-icon badge of the iOS API). 'set N' makes it N and
-        'clear' makes it 0 ("reset the badge at launch"); chimed takes the new number at the rebuild this asks for.
-        The number is kept in STATE_DIR/badge and shown by 'chimectl status' and in chimed's status line.
+        lower, set or clear when they are delivered (the app-icon badge of the iOS API). 'set' takes what Badge=
+        takes: 'set 3' makes it 3, 'set +2' adds 2, 'set -1' subtracts 1 (never below 0); 'clear' makes it 0
+        ("reset the badge at launch"). The running chimed applies the change at the rebuild this asks for, to the
+        number it has then. The number is kept in STATE_DIR/badge and shown by 'chimectl status' and in
+        chimed's status line.
+
+        Changing the system instance's badge needs it running, or --state-dir naming where it keeps its state.
 
         Options:
           --json                {"badge":N}
@@ -30,16 +34,16 @@ struct BadgeCommand: Command {
         var value: Int
         switch arguments.operands.first {
         case nil:
-            guard arguments.operands.isEmpty else { throw UsageError("unexpected '\(arguments.operands[0])'") }
             value = (view.isRunning ? view.snapshot?["badge"] as? Int : nil) ?? file.read().value
         case "set":
-            guard arguments.operands.count == 2, let number = Int(arguments.operands[1]), number >= 0,
-                number <= 1_000_000_000
-            else { throw UsageError("expected 'badge set N' with N a whole number from 0") }
-            value = try change(to: number, file: file, view: view, context: context)
+            guard arguments.operands.count == 2,
+                let change = ScheduledNotification.BadgeChange(parsing: arguments.operands[1]),
+                change != .clear
+            else { throw UsageError("expected 'badge set N', '+N' or '-N' with N a whole number from 0") }
+            value = try apply(change, file: file, view: view, stateDirectoryGiven: arguments.value("state-dir") != nil)
         case "clear":
             guard arguments.operands.count == 1 else { throw UsageError("'badge clear' takes no further arguments") }
-            value = try change(to: 0, file: file, view: view, context: context)
+            value = try apply(.clear, file: file, view: view, stateDirectoryGiven: arguments.value("state-dir") != nil)
         case let other?:
             throw UsageError("unknown badge action '\(other)'; expected 'set N' or 'clear'")
         }
@@ -48,16 +52,19 @@ struct BadgeCommand: Command {
         return .success
     }
 
-    private static func change(to value: Int, file: BadgeFile, view: InstanceView, context: CommandContext) throws
-        -> Int
-    {
-        try view.requireWritable(view.options.stateDirectory)
+    private static func apply(
+        _ change: ScheduledNotification.BadgeChange, file: BadgeFile, view: InstanceView, stateDirectoryGiven: Bool
+    ) throws -> Int {
         guard view.isRunning else {
+            try view.requireRunningToChangeSystemState(stateDirectoryGiven: stateDirectoryGiven)
+            try view.requireWritable(view.options.stateDirectory)
+            let value = BadgeFile.apply(change, to: file.read().value)
             try file.write(value)
             return value
         }
-        try file.request(value)
+        try view.requireWritable(view.options.stateDirectory)
+        try file.request(change)
         let snapshot = try view.rebuild()
-        return snapshot["badge"] as? Int ?? value
+        return snapshot["badge"] as? Int ?? 0
     }
 }

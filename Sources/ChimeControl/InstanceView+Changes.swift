@@ -40,6 +40,15 @@ extension InstanceView {
     /// The directory's permissions are the access rule: the system instance's directories belong to root, a user
     /// instance's to its user. (chimed also reads only files owned by root or by its own user, so a group allowed
     /// to write there would not get its requests read.)
+    /// Trying chimectl out must leave no files in the system's directories: a change to the state of the system
+    /// instance needs that instance running, or its state directory named with `--state-dir`.
+    func requireRunningToChangeSystemState(stateDirectoryGiven: Bool) throws {
+        guard !isRunning, options.instance == .system, !stateDirectoryGiven else { return }
+        throw CommandFailure(
+            "chimed is not running (no live process in \(options.pidPath)); start it ('systemctl start chimed'), "
+                + "or name the state directory of the stopped instance with --state-dir")
+    }
+
     func requireWritable(_ directory: String) throws {
         var existing = directory
         while !existing.isEmpty && existing != "/" && !FileManager.default.fileExists(atPath: existing) {

@@ -44,7 +44,9 @@ public struct ParsedArguments: Sendable {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
-            if onlyOperands || argument == "-" || !argument.hasPrefix("-") {
+            // A negative number is a word, not an option: `badge set -1`.
+            let isNegativeNumber = argument.count > 1 && argument.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }
+            if onlyOperands || argument == "-" || !argument.hasPrefix("-") || isNegativeNumber {
                 operands.append(argument)
                 continue
             }

@@ -430,7 +430,7 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
-    /// At start, the stored number; at each rebuild, a number `chimectl badge set/clear` requested.
+    /// At start, the stored number; at each rebuild, a change `chimectl badge set/clear` requested.
     private func readBadge() {
         if rebuildCount <= 1 {
             let (value, problem) = badgeFile.read()
@@ -440,7 +440,7 @@ public final class Daemon: @unchecked Sendable {
             if let problem { log.record(DaemonEvent(.configError, problem, priority: 4)) }
         }
         guard let requested = badgeFile.takeRequest() else { return }
-        badge = requested
+        badge = BadgeFile.apply(requested, to: badge)
         publishBadge()
         do {
             try badgeFile.write(badge)
@@ -549,7 +549,11 @@ public final class Daemon: @unchecked Sendable {
             log.record(DaemonEvent(.stopping, "Deliveries still in flight after 5 s; exiting anyway.", priority: 4))
         }
         instanceLock?.removePIDFile()
-        notifyQueue.sync {}  // STOPPING=1 is out before the process ends
+        // STOPPING=1 is out before the process ends, unless the service manager's socket is full and unread: the
+        // send would block for ever, and a stop must not.
+        let sent = DispatchSemaphore(value: 0)
+        notifyQueue.async { sent.signal() }
+        _ = sent.wait(timeout: .now() + .seconds(2))
         exit(0)
     }
 }

@@ -177,9 +177,53 @@ import Testing
         #expect(set.standardOutput == "40\n")
         let status = instance.notify.receive(until: { $0.contains("badge: 4") }, timeout: 5)
         #expect(status.last?.contains("; badge: 4") == true)
-        #expect(try ProcessRunner.run(chimectl, ["badge", "set", "-1"] + instanceOptions).status == 64)
+        #expect(try ProcessRunner.run(chimectl, ["badge", "set", "many"] + instanceOptions).status == 64)
         instance.process.signal(SIGTERM)
         #expect(instance.process.wait(timeout: 10) == 0)
+    }
+
+    /// `badge set` takes what `Badge=` takes; a relative change applies to the number chimed has.
+    @Test func badgeSetTakesWhatBadgeTakes() throws {
+        let instance = try start(["hourly.notification": "[Notification]\nTitle=Hourly\n[Trigger]\nOnCalendar=hourly\n"]
+        )
+        defer { instance.directory.remove() }
+        _ = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        let chimectl = BinaryLocator.path(of: "chimectl")
+        let options = ["--runtime-dir=\(instance.directory.path)/run", "--state-dir=\(instance.directory.path)/state"]
+        for (change, expected) in [("3", "3"), ("+2", "5"), ("-3", "2"), ("-10", "0"), ("+1", "1")] {
+            let run = try ProcessRunner.run(chimectl, ["badge", "set", change] + options)
+            #expect(run.status == 0, "\(change): \(run.standardError)")
+            #expect(run.standardOutput == expected + "\n", "\(change)")
+            // Each change is a rebuild; its messages are read, so that the service manager's socket never fills.
+            #expect(
+                instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 5).last?.contains("READY=1") == true
+            )
+        }
+        #expect(try ProcessRunner.run(chimectl, ["badge"] + options).standardOutput == "1\n")
+        instance.process.signal(SIGTERM)
+        #expect(instance.process.wait(timeout: 10) == 0)
+        // A stopped instance's badge changes in its state directory, when that is named.
+        let stopped = try ProcessRunner.run(chimectl, ["badge", "set", "+4"] + options)
+        #expect(stopped.standardOutput == "5\n", "\(stopped.standardError)")
+        #expect(try String(contentsOfFile: instance.directory.path + "/state/badge", encoding: .utf8) == "5\n")
+    }
+
+    /// Trying chimectl out as root leaves nothing in the system instance's state directory while it is stopped.
+    @Test func changesToAStoppedSystemInstanceNeedItsStateDirectoryNamed() throws {
+        let directory = try TemporaryDirectory(prefix: "chimectl-stopped")
+        defer { directory.remove() }
+        let chimectl = BinaryLocator.path(of: "chimectl")
+        let runtime = "--runtime-dir=\(directory.path)/run"
+        let message =
+            "chimed is not running (no live process in \(directory.path)/run/chimed.pid); start it ('systemctl start "
+            + "chimed'), or name the state directory of the stopped instance with --state-dir\n"
+        let badge = try ProcessRunner.run(chimectl, ["badge", "set", "3", runtime])
+        #expect(badge.status == 1)
+        #expect(badge.standardError == "chimectl badge: " + message)
+        let add = try ProcessRunner.run(chimectl, ["add", "--title=T", "--in=1h", "--id=try", runtime])
+        #expect(add.status == 1)
+        #expect(add.standardError == "chimectl add: " + message)
+        #expect(!FileManager.default.fileExists(atPath: "/var/lib/chime/added/try.notification"))
     }
 
     @Test func sigtermStopsCleanly() throws {

@@ -335,7 +335,7 @@ private struct Reader {
             }
         }
         if let entry = single("Badge", in: section) {
-            if let badge = Self.badge(entry.value) {
+            if let badge = ScheduledNotification.BadgeChange(parsing: entry.value) {
                 notification.badge = badge
             } else {
                 error(entry.valueLocation, "Invalid Badge= '\(entry.value)': expected N, +N, -N or clear.")
@@ -434,18 +434,6 @@ private struct Reader {
         return value
     }
 
-    static func badge(_ text: String) -> ScheduledNotification.BadgeChange? {
-        if text == "clear" { return .clear }
-        let digits = text.drop { $0 == "+" || $0 == "-" }
-        guard text.count - digits.count <= 1, !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit),
-            let value = Int(digits), value <= 1_000_000_000
-        else { return nil }
-        switch text.first {
-        case "+": return .add(value)
-        case "-": return .add(-value)
-        default: return .set(value)
-        }
-    }
 
     static func isValidActionKey(_ key: Substring) -> Bool {
         !key.isEmpty && key.utf8.count <= 64
@@ -466,5 +454,5 @@ private struct Reader {
 }
 
 extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+    var isASCIIDigit: Bool { isASCII && isNumber }
 }

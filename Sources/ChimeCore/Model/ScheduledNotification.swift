@@ -21,6 +21,24 @@ public struct ScheduledNotification: Sendable, Equatable {
         case add(Int)
         case clear
 
+        /// Reads `N`, `+N`, `-N` or `clear` (N at most 1,000,000,000), as `Badge=` takes them; `nil` for anything
+        /// else.
+        public init?(parsing text: String) {
+            if text == "clear" {
+                self = .clear
+                return
+            }
+            let digits = text.drop { $0 == "+" || $0 == "-" }
+            guard text.count - digits.count <= 1, !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit),
+                let value = Int(digits), value <= 1_000_000_000
+            else { return nil }
+            switch text.first {
+            case "+": self = .add(value)
+            case "-": self = .add(-value)
+            default: self = .set(value)
+            }
+        }
+
         public var description: String {
             switch self {
             case .set(let value): return String(value)

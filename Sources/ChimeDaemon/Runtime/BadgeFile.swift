@@ -4,8 +4,8 @@ import Foundation
 /// The instance's badge number (the app-icon badge of the iOS API), kept in `STATE_DIR/badge` as a decimal
 /// number: changed by deliveries of notifications with `Badge=`, and by `chimectl badge`.
 ///
-/// Only chimed writes `badge` while it runs; `chimectl badge set/clear` leaves the new number in `badge.request`,
-/// which chimed takes at its next rebuild, so that a delivery at the same moment cannot undo the request.
+/// Only chimed writes `badge` while it runs; `chimectl badge set/clear` leaves the change in `badge.request`,
+/// which chimed applies at its next rebuild, so that a delivery at the same moment cannot undo the request.
 public struct BadgeFile: Sendable {
     public let path: String
     public let requestPath: String
@@ -15,18 +15,19 @@ public struct BadgeFile: Sendable {
         requestPath = stateDirectory + "/badge.request"
     }
 
-    /// Leaves `value` for chimed to take at its next rebuild.
-    public func request(_ value: Int) throws {
+    /// Leaves `change` (`3`, `+2`, `-1`, `clear`) for chimed to apply at its next rebuild: a relative change is
+    /// applied to the number as chimed has it then, so that a delivery in between is not undone.
+    public func request(_ change: ScheduledNotification.BadgeChange) throws {
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try AtomicFile.write("\(value)\n", to: requestPath)
+        try AtomicFile.write("\(change)\n", to: requestPath)
     }
 
-    /// A requested number, removing the request; `nil` when there is none.
-    public func takeRequest() -> Int? {
+    /// A requested change, removing the request; `nil` when there is none or it cannot be read.
+    public func takeRequest() -> ScheduledNotification.BadgeChange? {
         guard let text = try? String(contentsOfFile: requestPath, encoding: .utf8) else { return nil }
         unlink(requestPath)
-        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0 >= 0 ? $0 : nil }
+        return ScheduledNotification.BadgeChange(parsing: text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// The stored number; 0 when there is none, and 0 with a problem when the file holds something else.
