@@ -46,7 +46,8 @@ struct CancelCommand: Command {
                         + "it off"
                     failed.append((id, error))
                 } else {
-                    failed.append((id, "no notification '\(id)' was added at run time"))
+                    failed.append(
+                        (id, "no notification '\(id)' was added at run time (none in \(view.options.addedDirectory))"))
                 }
                 continue
             }
@@ -81,7 +82,9 @@ struct CancelCommand: Command {
                 ]).serialized)
         } else {
             for id in cancelled { context.output.line("Cancelled \(id).") }
-            if all && ids.isEmpty { context.output.line("Nothing was added at run time.") }
+            if all && ids.isEmpty {
+                context.output.line("Nothing was added at run time (\(view.options.addedDirectory) holds no request).")
+            }
         }
         return status
     }

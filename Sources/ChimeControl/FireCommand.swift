@@ -67,7 +67,9 @@ struct FireCommand: Command {
                 let own = loaded.problems.filter { $0.location.file.contains("/\(id).notification") }
                 for problem in own { context.errors.line(problem.description) }
                 context.errors.line(
-                    "chimectl fire: " + (own.isEmpty ? "no notification '\(id)'" : "'\(id)' does not load"))
+                    "chimectl fire: "
+                        + (own.isEmpty
+                            ? "no notification '\(id)' in \(view.searchedDescription)" : "'\(id)' does not load"))
                 status = .failure
                 continue
             }

@@ -15,6 +15,7 @@ struct InstanceView {
     }
 
     let options: DaemonOptions
+    let environment: [String: String]
     var pid: Int32?
     var isRunning: Bool
     var snapshot: [String: Any]?
@@ -25,6 +26,7 @@ struct InstanceView {
     init(_ arguments: ParsedArguments, environment: [String: String]) {
         let options = Self.options(arguments, environment: environment)
         self.options = options
+        self.environment = environment
         let pidText = try? String(contentsOfFile: options.pidPath, encoding: .utf8)
         pid = pidText.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         isRunning = pid.map(Self.isChimed) ?? false
@@ -85,12 +87,35 @@ struct InstanceView {
     /// Says why there is nothing to show, when the daemon is not running.
     func requireRunning() throws {
         guard isRunning, snapshot != nil else {
-            throw CommandFailure(
-                "chimed is not running (no live process in \(options.pidPath)); start it with "
-                    + (options.instance == .user ? "'systemctl --user start chimed'" : "'systemctl start chimed'")
-                    + " or 'chimed'.")
+            throw CommandFailure("chimed is not running (no live process in \(options.pidPath)); \(startHint).")
         }
     }
+
+    /// How to start the instance these options name: through systemd for the default directories, else `chimed`
+    /// with the same directories.
+    var startHint: String {
+        let defaults = DaemonOptions.defaults(for: options.instance, environment: environment)
+        var arguments: [String] = []
+        if options.configDirectories != defaults.configDirectories {
+            arguments += options.configDirectories.map { "--config-dir=\($0)" }
+        }
+        if options.stateDirectory != defaults.stateDirectory {
+            arguments.append("--state-dir=\(options.stateDirectory)")
+        }
+        if options.runtimeDirectory != defaults.runtimeDirectory {
+            arguments.append("--runtime-dir=\(options.runtimeDirectory)")
+        }
+        if options.instance == .user { arguments.insert("--user", at: 0) }
+        guard arguments.count > (options.instance == .user ? 1 : 0) else {
+            return "start it with "
+                + (options.instance == .user ? "'systemctl --user start chimed'" : "'systemctl start chimed'")
+                + " or '\((["chimed"] + arguments).joined(separator: " "))'"
+        }
+        return "start it with '\((["chimed"] + arguments).joined(separator: " "))'"
+    }
+
+    /// The configuration directories, for messages about what was not found in them.
+    var searchedDescription: String { options.configDirectories.joined(separator: ", ") }
 }
 
 /// A failure a command reports on standard error with exit status 1.

@@ -181,8 +181,14 @@ public final class Daemon: @unchecked Sendable {
             loader.knownBackends = configuration.backendNames
             let zone = LocalZone.resolve(tz: tz)
             let result = Result { () throws(ScheduleLoadError) in try loader.load(systemZone: zone) }
+            // Named by some notification's Deliver=; the defaults are added where they are known, on the queue.
+            var named = Set<String>()
+            for entry in (try? result.get())?.notifications ?? [] {
+                for name in entry.notification.backends { named.insert(name) }
+            }
+            let namedBackends = named
             self.queue.async {
-                self.apply(configuration)
+                self.apply(configuration, namedBackends: namedBackends)
                 self.finishRebuild(result, reason: reason, started: started)
             }
         }
@@ -195,7 +201,9 @@ public final class Daemon: @unchecked Sendable {
 
     /// Takes chimed.conf as loaded: its problems are logged, the backends rebuilt where their settings changed,
     /// and the presentation settings and each backend's peer logged.
-    private func apply(_ loaded: DaemonConfiguration) {
+    /// - Parameter namedBackends: the backends notifications name in `Deliver=`: with the default ones, those
+    ///   whose peer is described in the log (a desktop nobody delivers to is not worth a line at every start).
+    private func apply(_ loaded: DaemonConfiguration, namedBackends: Set<String>) {
         let previous = configuration
         configuration = loaded
         if launcherBadge == nil || loaded.desktop.desktopEntry != previous.desktop.desktopEntry {
@@ -226,10 +234,11 @@ public final class Daemon: @unchecked Sendable {
         }
         dispatcher.reconfigure(backends: backends, defaultBackends: defaultBackends)
         let presentation = "Presentation: \(loaded.presentation)."
+        let inUse = namedBackends.union(defaultBackends)
         let log = self.log
         Task.detached(executorPreference: DaemonExecutor.shared) {
             var lines = [presentation]
-            for backend in backends {
+            for backend in backends where inUse.contains(backend.name) {
                 if let description = await backend.describe() { lines.append("\(backend.name): \(description)") }
             }
             log.record(DaemonEvent(.backends, lines.joined(separator: " ")))

@@ -134,6 +134,20 @@ import Testing
             "\(errors)")
     }
 
+    /// The desktop and the launcher are not mentioned at start and reload when no notification delivers there.
+    @Test func nothingIsSaidOfADesktopNobodyUses() throws {
+        let instance = try start(["tick.notification": Self.everySecond])
+        defer { instance.directory.remove() }
+        _ = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        instance.process.signal(SIGHUP)
+        _ = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        instance.process.signal(SIGTERM)
+        #expect(instance.process.wait(timeout: 10) == 0)
+        let errors = instance.process.standardError
+        #expect(errors.components(separatedBy: "chimed: Presentation: alert, sound, badge allowed.\n").count == 3)
+        #expect(!errors.contains("desktop") && !errors.contains("launcher") && !errors.contains("bus"), "\(errors)")
+    }
+
     @Test func aLoadThatFailsAsAWholeKeepsThePreviousSchedule() throws {
         let instance = try start(["tick.notification": Self.everySecond])
         defer { instance.directory.remove() }
