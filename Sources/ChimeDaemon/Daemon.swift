@@ -47,6 +47,8 @@ public final class Daemon: @unchecked Sendable {
     /// chimed.conf as last loaded, touched only on `queue`.
     private var configuration = DaemonConfiguration()
     private let registry: BackendRegistry
+    /// The requests of `chimectl add`; those with nothing left to fire are removed after each fire and rebuild.
+    private let addedRequests: AddedRequests
     /// Publishes the badge number to docks and panels, for chimed.conf's `DesktopEntry=`; touched only on `queue`.
     private var launcherBadge: UnityLauncherBadge?
     /// Where the launcher badge is published from: connecting to the session bus must not hold up a fire.
@@ -74,9 +76,10 @@ public final class Daemon: @unchecked Sendable {
             store: FileHistoryStore(directory: options.stateDirectory))
         snapshot = SnapshotWriter(path: options.snapshotPath)
         badgeFile = BadgeFile(stateDirectory: options.stateDirectory)
+        let added = AddedRequests(directory: options.addedDirectory)
+        addedRequests = added
         scheduler.afterFire = { [weak self] in self?.scheduleChanged() }
-        let added = options.addedDirectory + "/"
-        scheduler.pinnedSource = { $0.hasPrefix(added) }
+        scheduler.pinnedSource = { added.contains($0) }
         scheduler.willDeliver = { [weak self] delivery in self?.present(&delivery) }
         responder.daemon = self
     }
@@ -109,6 +112,12 @@ public final class Daemon: @unchecked Sendable {
         } catch {
             FileHandle.standardError.write(Data("chimed: \(error)\n".utf8))
             exit(1)
+        }
+        // A finished request's file is removed once its delivery is done (`AddedRequests`).
+        let queue = self.queue
+        scheduler.pinnedDeliveryFinished = { [weak self] in
+            guard let self else { return }
+            queue.async { self.scheduleChanged() }
         }
         installSignalHandlers()
         queue.async { self.startWatchdog() }
@@ -481,6 +490,8 @@ public final class Daemon: @unchecked Sendable {
 
     private func refreshSnapshot() {
         let status = scheduler.status(limit: Self.listedLimit)
+        // What has fired is recorded in the state before this runs: the request can go.
+        if !status.finishedPinnedSources.isEmpty { addedRequests.removeFinished(status.finishedPinnedSources) }
         let facts = SnapshotWriter.Facts(
             pid: getpid(), instance: options.instance, lastRebuild: lastRebuild, lastLoadStarted: lastLoadStarted,
             rebuilds: rebuildCount, lastError: lastError, configDirectories: options.configDirectories,

@@ -164,6 +164,32 @@ import Testing
         #expect(harness.scheduler.status().scheduled.count == 30)
     }
 
+    /// A pinned notification (a runtime request) with nothing left to fire is finished only once its delivery is
+    /// done: a crash in between must still find it to deliver it again.
+    @Test func aPinnedRequestIsFinishedOnlyWhenItsDeliveryIsDone() {
+        let clock = ManualClock(Self.date("2026-10-20 00:00 UTC"))
+        let timer = clock.makeTimer()
+        let dispatcher = HoldingDispatcher()
+        let scheduler = Scheduler(clock: clock, timer: timer, dispatcher: dispatcher, log: RecordingEventLog())
+        var schedule = Self.schedule([
+            ("once", "[Trigger]\nAt=2026-10-20 03:00\n"), ("later", "[Trigger]\nAt=2026-10-22 03:00\n"),
+            ("file", "[Trigger]\nAt=2026-10-20 03:00\n"),
+        ])
+        schedule.notifications[0].source = "/var/lib/chime/added/once.notification"
+        schedule.notifications[1].source = "/var/lib/chime/added/later.notification"
+        scheduler.pinnedSource = { $0.hasPrefix("/var/lib/chime/added/") }
+        let finishedCalls = Locked(0)
+        scheduler.pinnedDeliveryFinished = { finishedCalls.withLock { $0 += 1 } }
+        scheduler.install(schedule)
+        #expect(scheduler.status().finishedPinnedSources.isEmpty)
+        clock.advance(to: Self.date("2026-10-20 03:00 Europe/Berlin"))
+        #expect(dispatcher.held == 2)
+        #expect(scheduler.status().finishedPinnedSources.isEmpty)
+        dispatcher.releaseAll()
+        #expect(finishedCalls.withLock { $0 } == 1)
+        #expect(scheduler.status().finishedPinnedSources == ["/var/lib/chime/added/once.notification"])
+    }
+
     @Test func rebuildsInTheMiddleChangeNothingThatShouldNotChange() {
         let harness = Harness(start: "2026-10-20 00:00 UTC")
         harness.scheduler.install(Self.schedule(Self.fortnight))
@@ -308,5 +334,22 @@ import Testing
         #expect(Self.positions(before: before, now: ["d", "c", "b", "a"]) == [3, 2, 1, 0])
         #expect(Self.positions(before: [], now: ["a"]) == [nil])
         #expect(Self.positions(before: before, now: ["x", "y"]) == [nil, nil])
+    }
+}
+
+/// Holds every delivery in flight until `releaseAll()`.
+private final class HoldingDispatcher: DeliveryDispatching, @unchecked Sendable {
+    private let pending = Locked<[@Sendable () -> Void]>([])
+
+    func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void) {
+        pending.withLock { $0.append(finished) }
+    }
+
+    var held: Int { pending.withLock { $0.count } }
+
+    func releaseAll() {
+        for finished in pending.withLock({ list in
+            defer { list = [] }; return list
+        }) { finished() }
     }
 }

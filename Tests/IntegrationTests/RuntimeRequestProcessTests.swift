@@ -101,6 +101,35 @@ import Testing
         #expect(try listed(instance) == ["standup"])
     }
 
+    /// A request with nothing left to fire is removed once delivered: not loaded again, not listed, not cancelled.
+    @Test func aFinishedRequestLeavesTheStateDirectory() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        try instance.start(chimed)
+        let added = instance.directory.path + "/state/added"
+        #expect(try chimectl(["add", "--in", "1s", "--title", "Once", "--id", "once"], instance).status == 0)
+        #expect(
+            try chimectl(["add", "--every", "1s", "--count", "2", "--title", "Twice", "--id", "twice"], instance).status
+                == 0)
+        #expect(try chimectl(["add", "--in", "1h", "--title", "Later", "--id", "later"], instance).status == 0)
+        #expect(instance.waitForDelivery(of: "once", timeout: 5))
+        let deadline = Date().addingTimeInterval(10)
+        while instance.delivered.filter({ $0 == "twice" }).count < 2 && Date() < deadline { usleep(50_000) }
+        // The files go once the deliveries are done; chimed removes them right after.
+        func requests() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: added)) ?? []).sorted() }
+        while requests() != ["later.notification"] && Date() < deadline { usleep(50_000) }
+        #expect(requests() == ["later.notification"])
+        #expect(instance.delivered.filter { $0 == "once" } == ["once"])
+        #expect(instance.delivered.filter { $0 == "twice" } == ["twice", "twice"])
+        let cancel = try chimectl(["cancel", "--all"], instance)
+        #expect(cancel.standardOutput == "Cancelled later.\n", "\(cancel.standardOutput)")
+        // A restart loads nothing of them and delivers nothing again.
+        instance.stop()
+        try instance.start(chimed)
+        #expect(try listed(instance) == ["standup"])
+        instance.stop()
+    }
+
     @Test func aCancelledNotificationIsNeverDelivered() throws {
         let instance = try Instance()
         defer { instance.directory.remove() }

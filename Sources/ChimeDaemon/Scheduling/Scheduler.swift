@@ -38,13 +38,17 @@ public final class Scheduler: @unchecked Sendable {
         public var idle: [String]
         /// How many notifications have nothing left to fire, listed or not.
         public var idleCount: Int
+        /// The sources of the pinned notifications that have nothing left to fire, no delivery in flight and no snooze
+        /// pending, all of them.
+        public var finishedPinnedSources: [String] = []
     }
 
     /// Sources whose notifications `status(limit:)` always lists, however far off they are (the runtime requests,
     /// which `chimectl add` looks for).
     public var pinnedSource: (@Sendable (String) -> Bool)?
-    /// The entries of `pinnedSource`, found at each install.
+    /// The entries of `pinnedSource`, found at each install, and their ids.
     private var pinned: Set<Int> = []
+    private var pinnedIDs: Set<String> = []
 
     private let clock: any WallClock
     private let timer: any WallTimer
@@ -80,6 +84,11 @@ public final class Scheduler: @unchecked Sendable {
     public var afterFire: (() -> Void)?
     /// Runs for each delivery just before it is handed off, and may complete it (the daemon sets the badge).
     public var willDeliver: ((inout Delivery) -> Void)?
+    /// Runs, on the dispatcher's side, when every backend is done with a delivery of a pinned notification: one
+    /// that has nothing left to fire is finished only then (`Status.finishedPinnedSources`).
+    public var pinnedDeliveryFinished: (@Sendable () -> Void)?
+    /// How many deliveries of each notification are in flight; touched from the dispatcher's side too.
+    private let inFlight = Locked<[String: Int]>([:])
 
     /// - Parameters:
     ///   - timer: the one timer; the scheduler installs its handler.
@@ -176,6 +185,7 @@ public final class Scheduler: @unchecked Sendable {
         if !firstSeen.isEmpty { store.recordFirstSeen(firstSeen, at: Date(epochMicroseconds: now)) }
         if let pinnedSource {
             pinned = Set(entries.indices.filter { pinnedSource(entries[$0].source) })
+            pinnedIDs = Set(pinned.map { entries[$0].notification.id })
         }
         if !snoozes.isEmpty {
             let ids = Set(entries.filter(\.notification.isEnabled).map(\.notification.id))
@@ -225,7 +235,16 @@ public final class Scheduler: @unchecked Sendable {
         let fireTime = delivery.fireTime
         store.recordOccurrence(id, at: fireTime, missed: delivery.missedCount)
         let store = self.store
-        dispatcher.dispatch(delivery) { store.recordFinished(id, at: fireTime) }
+        let inFlight = self.inFlight
+        inFlight.withLock { $0[id, default: 0] += 1 }
+        let finished = pinnedIDs.isEmpty || !pinnedIDs.contains(id) ? nil : pinnedDeliveryFinished
+        dispatcher.dispatch(delivery) {
+            store.recordFinished(id, at: fireTime)
+            inFlight.withLock { counts in
+                counts[id] = counts[id].flatMap { $0 > 1 ? $0 - 1 : nil }
+            }
+            finished?()
+        }
     }
 
     /// At the first schedule after a start: delivers again what was in flight when the previous run ended.
@@ -439,6 +458,7 @@ public final class Scheduler: @unchecked Sendable {
         scheduled.sort { ($0.next, $0.id) < ($1.next, $1.id) }
         // Runs after fires: the scan of the whole schedule only when something has nothing left to fire.
         var idle: [String] = []
+        var finishedPinned: [String] = []
         if entries.count > queue.count {
             var busy = [Bool](repeating: false, count: entries.count)
             for item in queue.items { busy[item.entry] = true }
@@ -446,9 +466,18 @@ public final class Scheduler: @unchecked Sendable {
                 idle.append(entries[index].notification.id)
             }
             idle.sort()
+            let delivering = inFlight.withLock { $0 }
+            for index in pinned where !busy[index] {
+                let id = entries[index].notification.id
+                // Until its delivery is done, a crash must find it to deliver it again.
+                if delivering[id] == nil && !snoozes.contains(where: { $0.id == id }) {
+                    finishedPinned.append(entries[index].source)
+                }
+            }
         }
         return Status(
-            scheduled: scheduled, scheduledCount: queue.count, idle: idle, idleCount: entries.count - queue.count)
+            scheduled: scheduled, scheduledCount: queue.count, idle: idle, idleCount: entries.count - queue.count,
+            finishedPinnedSources: finishedPinned.sorted())
     }
 
     static func microseconds(_ duration: Duration) -> Int64 {
