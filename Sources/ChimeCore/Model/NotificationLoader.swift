@@ -434,7 +434,6 @@ private struct Reader {
         return value
     }
 
-
     static func isValidActionKey(_ key: Substring) -> Bool {
         !key.isEmpty && key.utf8.count <= 64
             && key.unicodeScalars.allSatisfy {
