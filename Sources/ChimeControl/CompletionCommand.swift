@@ -30,7 +30,7 @@ struct CompletionCommand: Command {
     static func script() -> String {
         var cases = ""
         for command in Chimectl.commands {
-            let grammar = command.grammar
+            let grammar = command.grammar.adding(Chimectl.globalGrammar)
             let options = (grammar.valued.map { "--\($0)=" } + grammar.flags.map { "--\($0)" }).sorted()
             cases += "        \(command.name)) options=\"\(options.joined(separator: " "))\""
             cases += Self.takesIDs.contains(command.name) ? "; ids=1 ;;\n" : " ;;\n"

@@ -33,7 +33,7 @@ struct HistoryCommand: Command {
           -h, --help            show this help
 
         Reading the system journal needs root or membership in the group systemd-journal or adm.
-        Exit status: 0, 1 when the journal cannot be read, 64 on usage errors.
+        Exit status: 0, 1 when the journal cannot be read or there is none, 64 on usage errors.
         """
     static let grammar = ParsedArguments.Grammar(
         valued: ["lines", "since", "until", "directory"], flags: ["json", "all", "user"])

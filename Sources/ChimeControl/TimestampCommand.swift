@@ -10,7 +10,9 @@ struct TimestampCommand: Command {
         Parses each TIMESTAMP as systemd.time(7) reads one — '2026-12-01 07:00', 'Tue 2026-12-01 07:00:00 CET',
         '2026-12-01 07:00 Asia/Tokyo', '@1796108400', 'now', 'today', 'tomorrow', '+5min', '5min ago' — and
         prints it in local time and UTC, as seconds since the epoch, and relative to now. The local zone follows
-        $TZ. This is the syntax of At=, From= and Until= in notification files.
+        $TZ. This is the syntax of At=, From= and Until= in notification files, which take only the forms that
+        name the same instant whenever the file is read: not 'now', 'today', 'tomorrow', '+5min', '5min ago' or a
+        time without a date ('chimectl add --at' fixes those when the request is made).
 
         Options:
           --json                one JSON object per TIMESTAMP and line:

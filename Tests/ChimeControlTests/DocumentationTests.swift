@@ -47,6 +47,8 @@ import Testing
         }
         var existing: Set<String> = ["--version"]
         for command in Chimectl.commands { existing.formUnion(Self.options(of: command)) }
+        existing.formUnion(
+            Chimectl.globalGrammar.valued.map { "--" + $0 } + Chimectl.globalGrammar.flags.map { "--" + $0 })
         #expect(documented.sorted() == existing.sorted())
     }
 

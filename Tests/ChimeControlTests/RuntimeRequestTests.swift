@@ -335,7 +335,7 @@ import Testing
             run.errors == """
                 chimectl cancel: 'standup' is defined by \(instance.directory.path)/etc/standup.notification, not \
                 added at run time; 'chimectl disable standup' switches it off
-                chimectl cancel: no notification 'nope' was added at run time
+                chimectl cancel: no notification 'nope' was added at run time (none in \(instance.directory.path)/state/added)
                 chimectl cancel: chimed is not running; nothing to unschedule until it starts.
 
                 """)
@@ -353,7 +353,9 @@ import Testing
         #expect(instance.addedIDs.isEmpty)
         let again = instance.run("cancel", ["--all"])
         #expect(again.status == .success)
-        #expect(again.output == "Nothing was added at run time.\n")
+        #expect(
+            again.output == "Nothing was added at run time (\(instance.directory.path)/state/added holds no request).\n"
+        )
     }
 
     @Test(arguments: [
@@ -498,7 +500,7 @@ import Testing
                 \(instance.directory.path)/etc/broken.notification:4:7: Every= must be a finite interval greater \
                 than zero, not '0'.
                 chimectl fire: 'broken' does not load
-                chimectl fire: no notification 'nope'
+                chimectl fire: no notification 'nope' in \(instance.directory.path)/etc, \(instance.directory.path)/usr
 
                 """)
     }
