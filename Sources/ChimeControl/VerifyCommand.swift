@@ -11,8 +11,13 @@ struct VerifyCommand: Command {
     static let help = """
         Checks each NAME.notification FILE (with its NAME.notification.d/*.conf drop-ins), or every notification
         in each configuration DIR (later DIRs lose to earlier ones for the same name, as in chimed's search
-        path). Every problem is printed to standard error as FILE:LINE:COLUMN: REASON; unknown sections and
-        keys are warnings. For the notifications without errors, the next fire dates are listed in local time.
+        path), and the generators in DIR/generators.d/. Every problem is printed to standard error as
+        FILE:LINE:COLUMN: REASON, sorted by file and line, as 'chimed --check' prints them: a file chimed would
+        refuse for its owner or mode, a backend chimed.conf does not define, an At= already past, an empty DIR.
+        Unknown sections, keys and backends are warnings, with what they most likely misspell. For the
+        notifications without errors, the next fire dates are listed in local time, as the instance (--user,
+        --state-dir) computes them: an Every= or Count= without From= counts from when it first saw the
+        notification, or from the base time when it has not.
 
         Options:
           --iterations=N        how many fire dates to list per notification (default 1)
@@ -115,8 +120,10 @@ struct VerifyCommand: Command {
                         id: entry.notification.id, notification: entry.notification, diagnostics: [])
                 )
             }
+        // As the instance computes them: what it recorded of a notification it has seen counts.
+        let histories = FileHistoryStore.peek(directory: instance.stateDirectory)
         for (id, path, line, result) in listed {
-            let history = DeliveryHistory(firstSeen: base)
+            let history = histories[id] ?? DeliveryHistory(firstSeen: base)
             let fires =
                 result.notification.map { notification in
                     notification.isEnabled

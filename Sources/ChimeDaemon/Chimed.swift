@@ -114,9 +114,10 @@ public enum Chimed {
         let directoryWarnings = directoryProblems.count - directoryErrors
         var lines: [String] = []
         var scheduled = 0
+        let histories = FileHistoryStore.peek(directory: options.stateDirectory)
         for entry in loaded.notifications {
             let notification = entry.notification
-            let history = DeliveryHistory(firstSeen: now)
+            let history = histories[notification.id] ?? DeliveryHistory(firstSeen: now)
             let next =
                 notification.isEnabled
                 ? notification.trigger.nextOccurrence(after: now, history: history, systemZone: zone) : nil

@@ -1,3 +1,4 @@
+import ChimeCore
 import ChimeTestSupport
 import Foundation
 import Testing
@@ -50,6 +51,43 @@ import Testing
         // What a generator made is listed by both.
         #expect(check.standardOutput.contains("  made: "))
         #expect(verify.standardOutput.contains("\nmade "), "\(verify.standardOutput)")
+    }
+
+    /// An `Every=` without `From=` counts from the first time the instance saw it: `verify` and `--check` read
+    /// that from the instance's state, and show the next occurrence the daemon has armed.
+    @Test func everyWithoutFromFiresWhereTheDaemonArmedIt() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-verify-check")
+        defer { directory.remove() }
+        try directory.write("config/water.notification", "[Notification]\nTitle=Water\n[Trigger]\nEvery=50min\n")
+        let options = [
+            "--config-dir=\(directory.path)/config", "--state-dir=\(directory.path)/state",
+            "--runtime-dir=\(directory.path)/run",
+        ]
+        let notify = try NotifySocket(directory: directory.path)
+        let daemon = try RunningProcess(
+            chimed, options + ["--deliver=stdout"], environment: ["NOTIFY_SOCKET": notify.path, "TZ": "UTC"])
+        #expect(notify.receive(until: { $0.contains("READY=1") }, timeout: 10).last?.contains("READY=1") == true)
+        let list = try ProcessRunner.run(chimectl, ["list", "--json"] + options)
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait(timeout: 10) == 0)
+        let armed = try #require(Self.next(in: list.standardOutput), "\(list)")
+        // Later than the daemon's start, so that a count from now would differ.
+        usleep(1_100_000)
+        let verify = try ProcessRunner.run(
+            chimectl, ["verify", "--json", "\(directory.path)/config"] + options, environment: ["TZ": "UTC"])
+        #expect(Self.next(in: verify.standardOutput) == armed, "\(verify.standardOutput)")
+        let check = try ProcessRunner.run(chimed, ["--check"] + options, environment: ["TZ": "UTC"])
+        let shown = Timestamp.format(armed, zone: .utc) ?? "?"
+        #expect(check.standardOutput.contains("  water: \(shown) — Every=50min"), "\(check.standardOutput)")
+    }
+
+    /// The first `next` of a JSON line of `list` or `verify`.
+    static func next(in output: String) -> Date? {
+        guard let line = output.split(separator: "\n").first,
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        else { return nil }
+        let next = object["next"] as? String ?? (object["next"] as? [String])?.first
+        return next.flatMap(Timestamp.parseISO8601)
     }
 
     @Test func aMissingDirectoryFailsAndAnEmptyOneWarns() throws {

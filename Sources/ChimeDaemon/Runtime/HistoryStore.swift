@@ -184,6 +184,18 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         return (stored.histories, stored.problems)
     }
 
+    /// The histories kept in `directory`, read without changing anything there (no torn record cut off, no
+    /// unreadable state moved aside): for `chimed --check` and `chimectl verify`, which show the next occurrences
+    /// as the instance computes them (an `Every=` without `From=` counts from the first sighting it recorded).
+    public static func peek(directory: String) -> [String: DeliveryHistory] {
+        let store = FileHistoryStore(directory: directory)
+        let fileManager = FileManager.default
+        return store.read(
+            snapshot: fileManager.contents(atPath: store.snapshotPath),
+            journal: fileManager.contents(atPath: store.logPath)
+        ).histories
+    }
+
     /// What `state.json` and `occurrences.log` hold, as `load()` reads them back.
     public struct Contents: Sendable {
         public var histories: [String: DeliveryHistory] = [:]
