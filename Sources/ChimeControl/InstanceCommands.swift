@@ -84,6 +84,48 @@ struct InstanceView {
         }
     }
 
+    /// Every problem the last rebuild found, as the snapshot lists them.
+    var problems: [String] { snapshot.map(Self.problems(in:)) ?? [] }
+
+    static func problems(in snapshot: [String: Any]) -> [String] { snapshot["problems"] as? [String] ?? [] }
+
+    /// How many problems `status` and `reload` print; the rest are counted.
+    static let shownProblems = 20
+
+    func addProblems(to lines: inout LabelledLines) {
+        Self.addProblems(problems, to: &lines)
+    }
+
+    /// `Problems:` and one problem a line, at most `shownProblems`, then how many more.
+    static func addProblems(_ problems: [String], to lines: inout LabelledLines) {
+        for (index, problem) in problems.prefix(shownProblems).enumerated() {
+            lines.add(index == 0 ? "Problems:" : "", problem)
+        }
+        if problems.count > shownProblems {
+            lines.add("", "… and \(problems.count - shownProblems) more ('chimed --check' lists them all)")
+        }
+    }
+
+    /// A notification with nothing left to fire, as the snapshot lists it (`idle_entries`).
+    struct IdleEntry {
+        var id: String
+        var title: String
+        var trigger: String
+        var source: String
+        var isEnabled: Bool
+    }
+
+    /// The notifications with nothing left to fire that the snapshot lists (at most 1,000).
+    var idleEntries: [IdleEntry] {
+        let list = snapshot?["idle_entries"] as? [[String: Any]] ?? []
+        return list.compactMap { item in
+            guard let id = item["id"] as? String else { return nil }
+            return IdleEntry(
+                id: id, title: item["title"] as? String ?? "", trigger: item["trigger"] as? String ?? "",
+                source: item["source"] as? String ?? "", isEnabled: item["enabled"] as? Bool ?? true)
+        }
+    }
+
     /// Says why there is nothing to show, when the daemon is not running.
     func requireRunning() throws {
         guard isRunning, snapshot != nil else {
@@ -138,7 +180,7 @@ extension ParsedArguments.Grammar {
 struct ListCommand: Command {
     static let name = "list"
     static let summary = "List the scheduled notifications, soonest first"
-    static let usage = "chimectl list [--json] [--user] [--runtime-dir=DIR]"
+    static let usage = "chimectl list [--all] [--json] [--user] [--runtime-dir=DIR]"
     static let help = """
         Lists the notifications the running chimed has armed, with the next fire date in the notification's
         local time, the time left, and the trigger. Reads RUNTIME_DIR/schedule.json, which chimed rewrites after
@@ -146,23 +188,36 @@ struct ListCommand: Command {
         the count of all.
 
         Options:
+          --all                 also the notifications with nothing left to fire: disabled (Enabled=no), or
+                                whose occurrences are all past (listed after the others, by id)
           --json                one JSON object per notification and line:
                                 {"id":…,"title":…,"next":"2026-11-30T08:55:00.000000Z","next_local":…,"trigger":…}
+                                (with --all, "next" is null for those with nothing to fire, and "enabled" says
+                                whether they are disabled)
           --user                the calling user's instance
           --runtime-dir=DIR     the instance's runtime directory
           -h, --help            show this help
 
         Exit status: 0, or 1 when chimed is not running.
         """
-    static let grammar = ParsedArguments.Grammar.instance(flags: ["json"])
+    static let grammar = ParsedArguments.Grammar.instance(flags: ["json", "all"])
     static let takesOperands = false
 
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         let view = InstanceView(arguments, environment: context.environment)
         try view.requireRunning()
         let entries = view.entries
+        let idle = arguments.has("all") ? view.idleEntries : []
         if arguments.has("json") {
             for entry in entries { context.output.line(Self.json(entry).serialized) }
+            for entry in idle {
+                context.output.line(
+                    JSONValue.object([
+                        ("id", .string(entry.id)), ("title", .string(entry.title)), ("next", .null),
+                        ("trigger", .string(entry.trigger)), ("source", .string(entry.source)),
+                        ("enabled", .bool(entry.isEnabled)),
+                    ]).serialized)
+            }
             return .success
         }
         var table = ScheduleTable()
@@ -171,10 +226,22 @@ struct ListCommand: Command {
                 id: entry.id, next: entry.nextLocal,
                 left: Timestamp.relativeDescription(of: entry.next, now: context.now), what: entry.trigger)
         }
+        for entry in idle {
+            table.add(
+                id: entry.id, next: entry.isEnabled ? "never (nothing left to fire)" : "disabled (Enabled=no)",
+                left: "", what: entry.trigger)
+        }
         if !table.isEmpty { context.output.write(table.rendered()) }
         let count = view.scheduledCount
-        context.output.line(
-            "\n\(count) scheduled." + (count > entries.count ? " (Listed: the \(entries.count) soonest.)" : ""))
+        var summary =
+            "\n\(count) scheduled." + (count > entries.count ? " (Listed: the \(entries.count) soonest.)" : "")
+        if arguments.has("all") {
+            let idleCount = view.snapshot?["idle_count"] as? Int ?? idle.count
+            summary +=
+                " \(idleCount) with nothing to fire."
+                + (idleCount > idle.count ? " (Listed: \(idle.count) of them.)" : "")
+        }
+        context.output.line(summary)
         return .success
     }
 
@@ -231,10 +298,12 @@ struct StatusCommand: Command {
     static let usage = "chimectl status [--json] [--user] [--runtime-dir=DIR]"
     static let help = """
         Shows whether chimed is running (and its process id), how many notifications are scheduled, the next
-        one, when the schedule was last rebuilt, and the last configuration error.
+        one, when the schedule was last rebuilt, the first error that rebuild found, and every problem it found
+        (errors and warnings, by file and line; the first 20, and how many more).
 
         Options:
-          --json                {"running":…,"pid":…,"scheduled":…,"next":…,"last_rebuild":…,"last_error":…}
+          --json                {"running":…,"pid":…,"scheduled":…,"next":…,"badge":…,"last_rebuild":…,
+                                "last_error":…,"runtime_directory":…,"problems":[…]}
           --user                the calling user's instance
           --runtime-dir=DIR     the instance's runtime directory
           -h, --help            show this help
@@ -260,6 +329,7 @@ struct StatusCommand: Command {
                     ("last_rebuild", lastRebuild.map(JSONValue.string) ?? .null),
                     ("last_error", lastError.map(JSONValue.string) ?? .null),
                     ("runtime_directory", .string(view.options.runtimeDirectory)),
+                    ("problems", .array(view.problems.map(JSONValue.string))),
                 ]).serialized)
         } else {
             var lines = LabelledLines()
@@ -277,6 +347,7 @@ struct StatusCommand: Command {
                 }
                 lines.add("Last rebuild:", rebuilt ?? lastRebuild ?? "-")
                 lines.add("Last error:", lastError ?? "none")
+                view.addProblems(to: &lines)
             }
             context.output.write(lines.rendered())
         }
@@ -291,11 +362,12 @@ struct ReloadCommand: Command {
     static let usage = "chimectl reload [--json] [--user] [--runtime-dir=DIR]"
     static let help = """
         Sends SIGHUP to the running chimed, which reloads every notification and rebuilds the whole schedule,
-        and waits (up to 10 s) until the rebuild is done; then prints the new count and the last error, if any.
+        and waits (up to 10 s) until the rebuild is done; then prints the new count, the first error and every
+        problem the rebuild found (the first 20, and how many more).
         'systemctl reload chimed' does the same through systemd.
 
         Options:
-          --json                {"scheduled":…,"last_rebuild":…,"last_error":…}
+          --json                {"scheduled":…,"last_rebuild":…,"last_error":…,"problems":[…]}
           --user                the calling user's instance
           --runtime-dir=DIR     the instance's runtime directory
           -h, --help            show this help
@@ -317,11 +389,15 @@ struct ReloadCommand: Command {
                     ("scheduled", .number(Int64(count))),
                     ("last_rebuild", (snapshot["last_rebuild"] as? String).map(JSONValue.string) ?? .null),
                     ("last_error", lastError.map(JSONValue.string) ?? .null),
+                    ("problems", .array(InstanceView.problems(in: snapshot).map(JSONValue.string))),
                 ]).serialized)
             return .success
         }
         context.output.line("Reloaded: \(count) scheduled.")
         if let lastError { context.output.line("Last error: \(lastError)") }
+        var lines = LabelledLines()
+        InstanceView.addProblems(InstanceView.problems(in: snapshot), to: &lines)
+        if !lines.isEmpty { context.output.write(lines.rendered()) }
         return .success
     }
 }

@@ -148,6 +148,44 @@ import Testing
         #expect(!errors.contains("desktop") && !errors.contains("launcher") && !errors.contains("bus"), "\(errors)")
     }
 
+    /// `list --all` adds what has nothing to fire; `status` and `reload` show every problem of the last rebuild.
+    @Test func listAllAndStatusShowWhatTheRebuildFound() throws {
+        let instance = try start([
+            "tick.notification": Self.everySecond,
+            "off.notification": "[Notification]\nTitle=Off\nEnabled=no\n[Trigger]\nOnCalendar=daily\n",
+            "old.notification": "[Notification]\nTitle=Old\n[Trigger]\nAt=2020-01-01 00:00\n",
+            "bad.notification": "[Notification]\nTitel=x\nUrgency=loud\n[Trigger]\nOnCalendar=daily\n",
+        ])
+        defer { instance.directory.remove() }
+        _ = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        let chimectl = BinaryLocator.path(of: "chimectl")
+        let options = ["--runtime-dir=\(instance.directory.path)/run"]
+        let list = try ProcessRunner.run(chimectl, ["list"] + options)
+        #expect(!list.standardOutput.contains("off") && !list.standardOutput.contains("old"))
+        let all = try ProcessRunner.run(chimectl, ["list", "--all"] + options)
+        let rows = all.standardOutput.split(separator: "\n").map { $0.split(separator: " ").first ?? "" }
+        #expect(rows == ["ID", "tick", "off", "old", "1"], "\(all.standardOutput)")
+        #expect(all.standardOutput.contains("off   disabled (Enabled=no)"))
+        #expect(all.standardOutput.contains("old   never (nothing left to fire)"))
+        #expect(all.standardOutput.hasSuffix("\n1 scheduled. 2 with nothing to fire.\n"))
+
+        let bad = "\(instance.config)/bad.notification"
+        let problems = [
+            "\(bad):1:1: Missing Title= in [Notification].",
+            "\(bad):2:1: Unknown key 'Titel' in section [Notification], ignoring. Did you mean 'Title'?",
+            "\(bad):3:9: Invalid Urgency= 'loud': expected low, normal or critical.",
+        ]
+        let status = try ProcessRunner.run(chimectl, ["status"] + options)
+        #expect(status.standardOutput.contains("    Problems: \(problems[0])\n"), "\(status.standardOutput)")
+        #expect(status.standardOutput.hasSuffix("              \(problems[1])\n              \(problems[2])\n"))
+        let reload = try ProcessRunner.run(chimectl, ["reload", "--json"] + options)
+        let object = try JSONSerialization.jsonObject(with: Data(reload.standardOutput.utf8)) as? [String: Any]
+        #expect(object?["problems"] as? [String] == problems, "\(reload.standardOutput)")
+        _ = instance.notify.receive(until: { $0.contains("READY=1") }, timeout: 10)
+        instance.process.signal(SIGTERM)
+        #expect(instance.process.wait(timeout: 10) == 0)
+    }
+
     @Test func aLoadThatFailsAsAWholeKeepsThePreviousSchedule() throws {
         let instance = try start(["tick.notification": Self.everySecond])
         defer { instance.directory.remove() }

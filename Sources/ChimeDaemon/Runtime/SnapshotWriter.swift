@@ -101,6 +101,17 @@ final class SnapshotWriter: @unchecked Sendable {
             ("scheduled", .array(scheduled)),
             ("idle_count", .number(Int64(status.idleCount))),
             ("idle", .array(status.idle.map(JSONValue.string))),
+            (
+                "idle_entries",
+                .array(
+                    status.idleItems.map { item in
+                        .object([
+                            ("id", .string(item.id)), ("title", .string(item.title)),
+                            ("trigger", .string(item.trigger.summary)), ("source", .string(item.source)),
+                            ("enabled", .bool(item.isEnabled)),
+                        ])
+                    })
+            ),
             ("problems", .array(facts.problems.map(JSONValue.string))),
         ])
     }

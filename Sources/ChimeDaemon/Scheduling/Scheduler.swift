@@ -29,6 +29,16 @@ public final class Scheduler: @unchecked Sendable {
             public var backends: [String]
         }
 
+        /// A notification with nothing left to fire.
+        public struct IdleItem: Sendable {
+            public var id: String
+            public var title: String
+            public var source: String
+            public var trigger: Trigger
+            /// `false` for `Enabled=no`; otherwise everything it had to fire is past.
+            public var isEnabled: Bool
+        }
+
         /// The notifications with a next occurrence, earliest first: the `limit` earliest, and those `pinned`.
         public var scheduled: [Item]
         /// How many notifications have a next occurrence, listed or not.
@@ -36,6 +46,8 @@ public final class Scheduler: @unchecked Sendable {
         /// Notifications loaded but with nothing left to fire (past one-shots, exhausted counts, disabled), by id:
         /// at most `limit` of them.
         public var idle: [String]
+        /// The same notifications as `idle`, in the same order, with what `chimectl list --all` shows of them.
+        public var idleItems: [IdleItem] = []
         /// How many notifications have nothing left to fire, listed or not.
         public var idleCount: Int
         /// The sources of the pinned notifications that have nothing left to fire, no delivery in flight and no snooze
@@ -458,14 +470,21 @@ public final class Scheduler: @unchecked Sendable {
         scheduled.sort { ($0.next, $0.id) < ($1.next, $1.id) }
         // Runs after fires: the scan of the whole schedule only when something has nothing left to fire.
         var idle: [String] = []
+        var idleItems: [Status.IdleItem] = []
         var finishedPinned: [String] = []
         if entries.count > queue.count {
             var busy = [Bool](repeating: false, count: entries.count)
             for item in queue.items { busy[item.entry] = true }
-            for index in entries.indices where !busy[index] && idle.count < limit {
-                idle.append(entries[index].notification.id)
+            var idleEntries: [Int] = []
+            for index in entries.indices where !busy[index] && idleEntries.count < limit { idleEntries.append(index) }
+            idleEntries.sort { entries[$0].notification.id < entries[$1].notification.id }
+            idle = idleEntries.map { entries[$0].notification.id }
+            idleItems = idleEntries.map { index in
+                let notification = entries[index].notification
+                return Status.IdleItem(
+                    id: notification.id, title: notification.title, source: entries[index].source,
+                    trigger: notification.trigger, isEnabled: notification.isEnabled)
             }
-            idle.sort()
             let delivering = inFlight.withLock { $0 }
             for index in pinned where !busy[index] {
                 let id = entries[index].notification.id
@@ -476,8 +495,8 @@ public final class Scheduler: @unchecked Sendable {
             }
         }
         return Status(
-            scheduled: scheduled, scheduledCount: queue.count, idle: idle, idleCount: entries.count - queue.count,
-            finishedPinnedSources: finishedPinned.sorted())
+            scheduled: scheduled, scheduledCount: queue.count, idle: idle, idleItems: idleItems,
+            idleCount: entries.count - queue.count, finishedPinnedSources: finishedPinned.sorted())
     }
 
     static func microseconds(_ duration: Duration) -> Int64 {
