@@ -77,13 +77,16 @@ e2e-binary: deps-build
 config-modes:
 	@chmod -R go-w config
 
-# The daemon in the foreground on the example configuration; deliveries appear as JSON lines on stdout.
+# The daemon in the foreground on the example configuration; deliveries appear as JSON lines on stdout, and in the
+# journal where a journald listens (elsewhere each delivery to it would fail, and say so).
 RUN_DIR = .build/chime-run
+comma := ,
+RUN_DELIVER = $(if $(wildcard /run/systemd/journal/socket),journal$(comma)stdout,stdout)
 run: build config-modes
 	@.build/debug/chimed --check --config-dir=config
 	@echo "Starting chimed in the foreground (Ctrl-C stops it; 'kill -HUP' reloads):"
 	exec .build/debug/chimed --config-dir=config --runtime-dir=$(RUN_DIR)/runtime --state-dir=$(RUN_DIR)/state \
-		--deliver=journal,stdout
+		--deliver=$(RUN_DELIVER)
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests fuzzing/Sources fuzzing/Package.swift
