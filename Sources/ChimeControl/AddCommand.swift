@@ -63,6 +63,9 @@ struct AddCommand: Command {
         let view = InstanceView(arguments, environment: context.environment)
         let id = arguments.value("id") ?? Self.newID(view, context: context)
         let request = try NotificationRequest(arguments, id: id, context: context)
+        if let deliver = arguments.value("deliver") {
+            try Self.checkBackends(try NotificationRequest.backends(deliver), of: view)
+        }
         try view.requireRunningToChangeSystemState(stateDirectoryGiven: arguments.value("state-dir") != nil)
         try view.requireWritable(view.options.addedDirectory)
         if let source = view.configuredFile(id)?.path ?? view.scheduledSource(of: id, other: view.addedPath(id)) {
@@ -129,6 +132,19 @@ struct AddCommand: Command {
         }
         outcome.print(to: context, json: arguments.has("json"))
         return status
+    }
+
+    /// Refuses a backend that the instance's chimed.conf does not define (a delivery to it would fail), when
+    /// chimed.conf could be read: a configuration the caller may not read may define more than the built-ins.
+    static func checkBackends(_ names: [String], of view: InstanceView) throws(UsageError) {
+        let configuration = DaemonConfiguration.load(directories: view.options.configDirectories)
+        guard !configuration.diagnostics.contains(where: { $0.severity == .error }) else { return }
+        let known = configuration.backendNames
+        for name in names where !known.contains(name) {
+            throw UsageError(
+                "--deliver: '\(name)' is no backend of this instance." + Suggestion.didYouMean(name, among: known)
+                    + " Backends: \(known.joined(separator: ", ")).")
+        }
     }
 
     /// What `add` reports.

@@ -247,6 +247,18 @@ import Testing
         #expect(run.output.isEmpty)
     }
 
+    @Test func aBackendTheInstanceDoesNotHaveIsRefused() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        let run = instance.run("add", ["--id", "x", "--title", "T", "--in", "1h", "--deliver", "journal,destkop"])
+        #expect(run.status == .usage)
+        #expect(
+            run.errors.hasPrefix(
+                "chimectl add: --deliver: 'destkop' is no backend of this instance. Did you mean 'desktop'? "
+                    + "Backends: journal, stdout, desktop, command, webhook.\n"), "\(run.errors)")
+        #expect(instance.addedIDs.isEmpty)
+    }
+
     @Test func aValueBeyondItsBoundIsRefusedAsChimedWouldRefuseIt() throws {
         let instance = try Instance()
         defer { instance.directory.remove() }
