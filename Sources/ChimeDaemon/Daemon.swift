@@ -134,7 +134,7 @@ public final class Daemon: @unchecked Sendable {
             clockMonitor.start()
             monitors.append(clockMonitor)
         } catch {
-            log.record(DaemonEvent(.configError, "Cannot watch for clock changes (\(error)), ignoring", priority: 4))
+            log.record(DaemonEvent(.systemError, "Cannot watch for clock changes (\(error)), ignoring", priority: .warning))
         }
         guard environment["TZ"] == nil else { return }
         do {
@@ -146,7 +146,7 @@ public final class Daemon: @unchecked Sendable {
         } catch {
             log.record(
                 DaemonEvent(
-                    .configError, "Cannot watch /etc/localtime for zone changes (\(error)), ignoring", priority: 4))
+                    .systemError, "Cannot watch /etc/localtime for zone changes (\(error)), ignoring", priority: .warning))
         }
     }
 
@@ -221,7 +221,7 @@ public final class Daemon: @unchecked Sendable {
                 desktopEntry: loaded.desktop.desktopEntry, environment: environment,
                 onFailure: { reason in
                     log.record(
-                        DaemonEvent(.configError, "Cannot publish the badge to launchers: \(reason)", priority: 4))
+                        DaemonEvent(.systemError, "Cannot publish the badge to launchers: \(reason)", priority: .warning))
                 })
         }
         for problem in loaded.diagnostics { log.record(Self.configEvent(problem)) }
@@ -231,15 +231,15 @@ public final class Daemon: @unchecked Sendable {
             log.record(
                 DaemonEvent(
                     .configError, "The default backends name '\(name)', which is no backend; deliveries to it fail.",
-                    priority: 4))
+                    priority: .warning))
         }
         if rebuildCount == 0, defaultBackends.contains("journal"), !JournalBackend.isJournalAvailable {
             log.record(
                 DaemonEvent(
-                    .configError,
+                    .systemError,
                     "No journal listens (\(JournalBackend.socketPath) is missing): deliveries to the journal backend "
                         + "fail. Start systemd-journald, or deliver elsewhere with --deliver= or chimed.conf's "
-                        + "[Daemon] Deliver=.", priority: 4))
+                        + "[Daemon] Deliver=.", priority: .warning))
         }
         dispatcher.reconfigure(backends: backends, defaultBackends: defaultBackends)
         let presentation = "Presentation: \(loaded.presentation)."
@@ -306,7 +306,7 @@ public final class Daemon: @unchecked Sendable {
         if let line = problem.location.line { fields.append(("CHIME_LINE", String(line))) }
         if let id = Self.id(ofFile: problem.location.file) { fields.append(("CHIME_ID", id)) }
         return DaemonEvent(
-            .configError, problem.description, fields: fields, priority: problem.severity == .error ? 3 : 4)
+            .configError, problem.description, fields: fields, priority: problem.severity == .error ? .error : .warning)
     }
 
     private static func id(ofFile path: String) -> String? {
@@ -392,7 +392,7 @@ public final class Daemon: @unchecked Sendable {
             log.record(
                 DaemonEvent(
                     .actionInvoked, "\(id): ExecAction= for '\(key)' failed: \(failure)",
-                    fields: fields + [("CHIME_ERROR", failure)], priority: 3))
+                    fields: fields + [("CHIME_ERROR", failure)], priority: .error))
         }
     }
 
@@ -444,7 +444,7 @@ public final class Daemon: @unchecked Sendable {
         do {
             try badgeFile.write(badge)
         } catch {
-            log.record(DaemonEvent(.configError, "Cannot record the badge number: \(error)", priority: 3))
+            log.record(DaemonEvent(.stateError, "Cannot record the badge number: \(error)", priority: .error))
         }
     }
 
@@ -455,7 +455,7 @@ public final class Daemon: @unchecked Sendable {
             badge = value
             // Launchers learn the number a restart kept.
             if badge > 0 { publishBadge() }
-            if let problem { log.record(DaemonEvent(.configError, problem, priority: 4)) }
+            if let problem { log.record(DaemonEvent(.stateError, problem, priority: .warning)) }
         }
         guard let requested = badgeFile.takeRequest() else { return }
         badge = BadgeFile.apply(requested, to: badge)
@@ -463,7 +463,7 @@ public final class Daemon: @unchecked Sendable {
         do {
             try badgeFile.write(badge)
         } catch {
-            log.record(DaemonEvent(.configError, "Cannot record the badge number: \(error)", priority: 3))
+            log.record(DaemonEvent(.stateError, "Cannot record the badge number: \(error)", priority: .error))
         }
     }
 
@@ -508,7 +508,7 @@ public final class Daemon: @unchecked Sendable {
             do {
                 try notifier.notify(state)
             } catch {
-                log.record(DaemonEvent(.configError, "sd_notify failed: \(error)", priority: 4))
+                log.record(DaemonEvent(.systemError, "sd_notify failed: \(error)", priority: .warning))
             }
         }
     }
@@ -525,7 +525,7 @@ public final class Daemon: @unchecked Sendable {
         do {
             requested = try notifier.watchdogInterval()
         } catch {
-            log.record(DaemonEvent(.configError, "Cannot read the watchdog settings (\(error)), ignoring", priority: 4))
+            log.record(DaemonEvent(.systemError, "Cannot read the watchdog settings (\(error)), ignoring", priority: .warning))
             return
         }
         guard let interval = requested else { return }
@@ -566,7 +566,7 @@ public final class Daemon: @unchecked Sendable {
         scheduler.saveState()
         let drained = dispatcher.drain(within: .seconds(5))
         if !drained {
-            log.record(DaemonEvent(.stopping, "Deliveries still in flight after 5 s; exiting anyway.", priority: 4))
+            log.record(DaemonEvent(.stopping, "Deliveries still in flight after 5 s; exiting anyway.", priority: .warning))
         }
         instanceLock?.removePIDFile()
         // STOPPING=1 is out before the process ends, unless the service manager's socket is full and unread: the

@@ -259,6 +259,6 @@ import Testing
         _ = Scheduler(
             clock: clock, timer: clock.makeTimer(), dispatcher: RecordingDispatcher(clock: clock), log: log,
             store: FileHistoryStore(directory: directory.path))
-        #expect(log.events(.configError).count == 1)
+        #expect(log.events(.stateError).count == 1)
     }
 }

@@ -151,18 +151,18 @@ import Testing
         // 30 fires, each delivered on time and each trying to write, one report.
         #expect(dispatcher.records.count == 30)
         #expect(dispatcher.records.allSatisfy { $0.handedOffAt == $0.fireTime })
-        let reports = log.events(.configError)
-        #expect(reports.map(\.priority) == [3])
+        let reports = log.events(.stateError)
+        #expect(reports.map(\.priority) == [.error])
         #expect(reports.first?.message.hasPrefix("Cannot record state: write /state/occurrences.log: No space") == true)
         #expect(reports.first?.fields.first { $0.name == "CHIME_ERROR" }?.value.contains("No space") == true)
         // A rebuild that cannot compact nor flush belongs to the same episode.
         scheduler.install(SchedulerTests.schedule([("tick", "[Trigger]\nEvery=1s\n")]))
-        #expect(log.events(.configError).count == 1)
+        #expect(log.events(.stateError).count == 1)
         store.fail(flush: false, compaction: false)
         clock.advance(to: Self.date("2026-11-02 00:00:31 UTC"))
-        let events = log.events(.configError)
+        let events = log.events(.stateError)
         #expect(events.count == 2)
-        #expect(events.last?.priority == 5)
+        #expect(events.last?.priority == .notice)
         #expect(
             events.last?.message
                 == "State recorded again, after 31 failed attempt(s) since 2026-11-02T00:00:01.000000Z; "
@@ -170,7 +170,7 @@ import Testing
         #expect(store.memory.stored["tick"]?.lastOccurrence == Self.date("2026-11-02 00:00:31 UTC"))
         // And nothing more while writes succeed.
         clock.advance(to: Self.date("2026-11-02 00:01:00 UTC"))
-        #expect(log.events(.configError).count == 2)
+        #expect(log.events(.stateError).count == 2)
     }
 
     @Test func whileStateCannotBeWrittenTheTimerAlsoWakesToTryAgain() {
@@ -189,7 +189,7 @@ import Testing
         #expect(scheduler.armedDeadline == Self.date("2026-11-02 00:00:40 UTC"))
         store.fail(flush: false, compaction: false)
         clock.advance(to: Self.date("2026-11-02 00:00:40 UTC"))
-        #expect(log.events(.configError).map(\.priority) == [3, 5])
+        #expect(log.events(.stateError).map(\.priority) == [.error, .notice])
         // Recovered: back to one wake-up, for the exam.
         #expect(scheduler.armedDeadline == Self.date("2026-11-03 07:00 UTC"))
         clock.advance(to: Self.date("2026-11-02 12:00 UTC"))
@@ -209,8 +209,8 @@ import Testing
             clock.advance(by: .seconds(5))
         }
         scheduler.saveState()
-        let events = log.events(.configError)
-        #expect(events.map(\.priority) == [4])
+        let events = log.events(.stateError)
+        #expect(events.map(\.priority) == [.warning])
         #expect(events.first?.message.hasPrefix("Cannot compact the state (") == true)
         // Each attempt fell back to the journal, which was written.
         #expect(store.memory.flushCount == store.attempts)

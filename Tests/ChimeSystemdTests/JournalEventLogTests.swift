@@ -85,7 +85,7 @@ import Testing
         let log = recorder.log(standardErrorIsJournal: true)
         recorder.failSends(with: Self.refused)
         log.record(DaemonEvent(.configError, "bad.notification:3: no Title="))
-        log.record(DaemonEvent(.configError, "odd.notification:5: unknown key Colour=", priority: 4))
+        log.record(DaemonEvent(.configError, "odd.notification:5: unknown key Colour=", priority: .warning))
         log.record(DaemonEvent(.delivered, "Delivered standup"))
         #expect(
             recorder.lines == [

@@ -12,6 +12,8 @@ public struct DaemonEvent: Sendable {
         case deliveryFailed = "delivery-failed"
         case reloaded
         case configError = "config-error"
+        case stateError = "state-error"
+        case systemError = "system-error"
         case started
         case stopping
         case clockChanged = "clock-changed"
@@ -29,6 +31,8 @@ public struct DaemonEvent: Sendable {
             case .deliveryFailed: return "0836a9145a544733a696f3d6d1372b6b"
             case .reloaded: return "1f219778db274aaaafe1e1dc21c442ed"
             case .configError: return "8c44231129914d17b3df15853b9facd7"
+            case .stateError: return "f5cab064a0f44e8e997a4b8ed031afc7"
+            case .systemError: return "b9b3339a991e41dba5f9db27317d5526"
             case .started: return "9a5838614da94a77b89621fad75a201c"
             case .stopping: return "ac89a68c223a4400ad99c153e1e8c9c2"
             case .clockChanged: return "194f544c0b8842109e95d0b112e8e938"
@@ -38,26 +42,38 @@ public struct DaemonEvent: Sendable {
             }
         }
 
-        /// syslog priority: 3 error, 4 warning, 5 notice, 6 info.
-        public var priority: Int {
+        /// The priority of an event of this kind, unless the event says otherwise.
+        public var priority: Priority {
             switch self {
-            case .deliveryFailed, .configError: return 3
-            case .missed, .skippedPast: return 4
-            case .clockChanged, .reloaded, .started, .stopping: return 5
-            case .delivered, .caughtUp, .actionInvoked, .closed, .backends: return 6
+            case .deliveryFailed, .configError, .stateError: return .error
+            case .missed, .skippedPast, .systemError: return .warning
+            case .clockChanged, .reloaded, .started, .stopping: return .notice
+            case .delivered, .caughtUp, .actionInvoked, .closed, .backends: return .info
             }
         }
     }
 
+    /// The syslog priorities chime uses, as the journal's `PRIORITY=` numbers them.
+    public enum Priority: Int, Sendable, Comparable {
+        case error = 3
+        case warning = 4
+        case notice = 5
+        case info = 6
+
+        public static func < (a: Priority, b: Priority) -> Bool { a.rawValue < b.rawValue }
+    }
+
     public var kind: Kind
-    /// syslog priority of this entry: the kind's, unless a particular event is milder or graver.
-    public var priority: Int
+    /// The priority of this entry: the kind's, unless a particular event is milder or graver.
+    public var priority: Priority
     /// The human-readable `MESSAGE`.
     public var message: String
     /// Further journal fields (`CHIME_ID`, `CHIME_FIRE_TIME`, …), in order; names are upper case.
     public var fields: [(name: String, value: String)]
 
-    public init(_ kind: Kind, _ message: String, fields: [(name: String, value: String)] = [], priority: Int? = nil) {
+    public init(
+        _ kind: Kind, _ message: String, fields: [(name: String, value: String)] = [], priority: Priority? = nil
+    ) {
         self.kind = kind
         self.priority = priority ?? kind.priority
         self.message = message
@@ -66,7 +82,7 @@ public struct DaemonEvent: Sendable {
 
     /// All fields of the journal entry: `MESSAGE`, `MESSAGE_ID`, `PRIORITY`, then the event's own.
     public var journalFields: [(name: String, value: String)] {
-        [("MESSAGE", message), ("MESSAGE_ID", kind.messageID), ("PRIORITY", String(priority))] + fields
+        [("MESSAGE", message), ("MESSAGE_ID", kind.messageID), ("PRIORITY", String(priority.rawValue))] + fields
     }
 }
 

@@ -47,7 +47,7 @@ public struct JournalEventLog: EventLog {
             }
         } catch {
             if outage.begin() {
-                writeLine(line("Failed to write to the journal (\(error)), writing events here instead", priority: 4))
+                writeLine(line("Failed to write to the journal (\(error)), writing events here instead", priority: .warning))
             }
             writeLine(line(event.message, priority: event.priority))
         }
@@ -55,8 +55,8 @@ public struct JournalEventLog: EventLog {
 
     /// `chimed: MESSAGE` on a terminal or file; `<PRIORITY>MESSAGE` when standard error is the journal's stream, which
     /// reads the priority from that prefix and adds the identifier itself.
-    private func line(_ message: String, priority: Int) -> String {
-        standardErrorIsJournal ? "<\(priority)>\(message)" : "\(identifier): \(message)"
+    private func line(_ message: String, priority: DaemonEvent.Priority) -> String {
+        standardErrorIsJournal ? "<\(priority.rawValue)>\(message)" : "\(identifier): \(message)"
     }
 }
 

@@ -116,7 +116,7 @@ public final class Scheduler: @unchecked Sendable {
         self.store = store
         let (stored, problems) = store.load()
         histories = stored
-        for problem in problems { log.record(DaemonEvent(.configError, problem, priority: 4)) }
+        for problem in problems { log.record(DaemonEvent(.stateError, problem, priority: .warning)) }
         timer.setHandler { [weak self] in self?.timerFired() }
     }
 
@@ -277,7 +277,7 @@ public final class Scheduler: @unchecked Sendable {
                     fields: [
                         ("CHIME_ID", interrupted.id),
                         ("CHIME_FIRE_TIME", Timestamp.iso8601(interrupted.fireTime, fraction: .microseconds)),
-                    ], priority: 4))
+                    ], priority: .warning))
             deliver(
                 Delivery(notification: notification, fireTime: interrupted.fireTime, missedCount: interrupted.missed))
         }
@@ -300,10 +300,10 @@ public final class Scheduler: @unchecked Sendable {
             stateFailure = (now, 1)
             log.record(
                 DaemonEvent(
-                    .configError,
+                    .stateError,
                     "Cannot record state: \(error); keeping it in memory and trying again at each fire and every "
                         + "\(Timespan(stateRetryInterval) ?? .infinity)",
-                    fields: [("CHIME_ERROR", "\(error)")], priority: 3))
+                    fields: [("CHIME_ERROR", "\(error)")], priority: .error))
             return
         }
         stateRetryDue = nil
@@ -311,10 +311,10 @@ public final class Scheduler: @unchecked Sendable {
         stateFailure = nil
         log.record(
             DaemonEvent(
-                .configError,
+                .stateError,
                 "State recorded again, after \(failure.attempts) failed attempt(s) since "
                     + "\(Timestamp.iso8601(failure.since, fraction: .microseconds)); nothing recorded meanwhile was lost.",
-                priority: 5))
+                priority: .notice))
     }
 
     /// Rewrites the snapshot of the state, or, when that fails (a full disk has room for a record but not a
@@ -332,9 +332,9 @@ public final class Scheduler: @unchecked Sendable {
                 compactionFailed = true
                 log.record(
                     DaemonEvent(
-                        .configError,
+                        .stateError,
                         "Cannot compact the state (\(error)); the journal keeps it, compacting at a later rebuild",
-                        fields: [("CHIME_ERROR", "\(error)")], priority: 4))
+                        fields: [("CHIME_ERROR", "\(error)")], priority: .warning))
             }
         }
     }
