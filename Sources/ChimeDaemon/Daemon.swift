@@ -134,7 +134,8 @@ public final class Daemon: @unchecked Sendable {
             clockMonitor.start()
             monitors.append(clockMonitor)
         } catch {
-            log.record(DaemonEvent(.systemError, "Cannot watch for clock changes (\(error)), ignoring", priority: .warning))
+            log.record(
+                DaemonEvent(.systemError, "Cannot watch for clock changes (\(error)), ignoring", priority: .warning))
         }
         guard environment["TZ"] == nil else { return }
         do {
@@ -146,7 +147,8 @@ public final class Daemon: @unchecked Sendable {
         } catch {
             log.record(
                 DaemonEvent(
-                    .systemError, "Cannot watch /etc/localtime for zone changes (\(error)), ignoring", priority: .warning))
+                    .systemError, "Cannot watch /etc/localtime for zone changes (\(error)), ignoring",
+                    priority: .warning))
         }
     }
 
@@ -221,7 +223,8 @@ public final class Daemon: @unchecked Sendable {
                 desktopEntry: loaded.desktop.desktopEntry, environment: environment,
                 onFailure: { reason in
                     log.record(
-                        DaemonEvent(.systemError, "Cannot publish the badge to launchers: \(reason)", priority: .warning))
+                        DaemonEvent(
+                            .systemError, "Cannot publish the badge to launchers: \(reason)", priority: .warning))
                 })
         }
         for problem in loaded.diagnostics { log.record(Self.configEvent(problem)) }
@@ -525,7 +528,8 @@ public final class Daemon: @unchecked Sendable {
         do {
             requested = try notifier.watchdogInterval()
         } catch {
-            log.record(DaemonEvent(.systemError, "Cannot read the watchdog settings (\(error)), ignoring", priority: .warning))
+            log.record(
+                DaemonEvent(.systemError, "Cannot read the watchdog settings (\(error)), ignoring", priority: .warning))
             return
         }
         guard let interval = requested else { return }
@@ -566,7 +570,8 @@ public final class Daemon: @unchecked Sendable {
         scheduler.saveState()
         let drained = dispatcher.drain(within: .seconds(5))
         if !drained {
-            log.record(DaemonEvent(.stopping, "Deliveries still in flight after 5 s; exiting anyway.", priority: .warning))
+            log.record(
+                DaemonEvent(.stopping, "Deliveries still in flight after 5 s; exiting anyway.", priority: .warning))
         }
         instanceLock?.removePIDFile()
         // STOPPING=1 is out before the process ends, unless the service manager's socket is full and unread: the
