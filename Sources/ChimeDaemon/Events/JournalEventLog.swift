@@ -47,7 +47,8 @@ public struct JournalEventLog: EventLog {
             }
         } catch {
             if outage.begin() {
-                writeLine(line("Failed to write to the journal (\(error)), writing events here instead", priority: .warning))
+                writeLine(
+                    line("Failed to write to the journal (\(error)), writing events here instead", priority: .warning))
             }
             writeLine(line(event.message, priority: event.priority))
         }
