@@ -534,9 +534,7 @@ public final class Daemon: @unchecked Sendable {
         }
         guard let interval = requested else { return }
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        let half = interval / 2
-        let (seconds, attoseconds) = half.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        let nanoseconds = Int((interval / 2).wholeNanoseconds)
         timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
         timer.setEventHandler { [weak self] in self?.notify("WATCHDOG=1") }
         timer.activate()

@@ -1,3 +1,4 @@
+import ChimeCore
 import ChimeDaemon
 import Foundation
 
@@ -43,10 +44,7 @@ public final class ManualClock: WallClock, @unchecked Sendable {
     }
 
     public func advance(by duration: Duration) {
-        advance(
-            to: now().addingTimeInterval(
-                Double(duration.components.seconds)
-                    + Double(duration.components.attoseconds) / 1e18))
+        advance(to: now().addingTimeInterval(duration.timeInterval))
     }
 
     /// Sets the clock to `instant` without firing anything: a clock step, forward or backward.

@@ -148,8 +148,7 @@ public final class WebhookBackend: DeliveryBackend {
     }
 
     private static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+        duration.timeInterval
     }
 }
 

@@ -1,3 +1,5 @@
+import ChimeCore
+
 /// How long a webhook delivery waits before each retry: exponential backoff with equal jitter.
 ///
 /// The ceiling before retry `n` (1 for the first) is `RetrySec=` doubled `n − 1` times, at most `RetryMaxSec=`; the
@@ -41,9 +43,8 @@ struct WebhookRetryPolicy: Sendable, Equatable {
         maxDelay * max(retries, 0)
     }
 
-    /// `duration` in nanoseconds; anything beyond 285 years (which no setting reaches) counts as 285 years.
+    /// `duration` in nanoseconds; anything beyond 292 years (which no setting reaches) counts as 292 years.
     private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return min(seconds, 9_000_000_000) * 1_000_000_000 + attoseconds / 1_000_000_000
+        duration.wholeNanoseconds
     }
 }

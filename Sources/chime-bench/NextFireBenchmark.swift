@@ -102,8 +102,7 @@ struct NextFireBenchmark {
         }
         let nanoseconds = (0..<runs).map { _ in
             let elapsed = Self.time(trigger, history: history, calls: calls).elapsed
-            let (seconds, attoseconds) = elapsed.components
-            return (Double(seconds) * 1e9 + Double(attoseconds) / 1e9) / Double(calls)
+            return elapsed.timeInterval * 1e9 / Double(calls)
         }
         let found = Self.queries.filter {
             trigger.nextOccurrence(after: $0, history: history, systemZone: .utc) != nil

@@ -59,8 +59,7 @@ case ("watchdog", 1):
             print("none")
             exit(0)
         }
-        let (seconds, attoseconds) = interval.components
-        print(seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
+        print(interval.wholeMicroseconds)
     } catch {
         fail("\(error)", status: 1)
     }

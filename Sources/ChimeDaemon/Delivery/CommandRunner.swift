@@ -299,9 +299,7 @@ public enum CommandRunner {
     /// `duration` in whole milliseconds, rounded up so that poll(2) does not wake just before the deadline.
     static func milliseconds(_ duration: Duration) -> Int32 {
         guard duration > .zero else { return 0 }
-        let (seconds, attoseconds) = duration.components
-        let total = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: total)
+        return Int32(clamping: duration.millisecondsRoundedUp)
     }
 }
 

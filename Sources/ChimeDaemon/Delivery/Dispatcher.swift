@@ -69,9 +69,7 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
 
     /// Waits up to `limit` for deliveries in flight (at shutdown). Returns whether all finished.
     public func drain(within limit: Duration) -> Bool {
-        let (seconds, attoseconds) = limit.components
-        let deadline =
-            DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        let deadline = DispatchTime.now() + .nanoseconds(Int(limit.wholeNanoseconds))
         return inFlight.wait(timeout: deadline) == .success
     }
 

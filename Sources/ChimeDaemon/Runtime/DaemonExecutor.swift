@@ -1,3 +1,4 @@
+import ChimeCore
 import Dispatch
 import Foundation
 
@@ -25,8 +26,7 @@ public final class DaemonExecutor: TaskExecutor, @unchecked Sendable {
     /// go through a global queue). Cancelling removes the timer, so a delivery's timeout that was not needed does not
     /// wake the process later.
     public func sleep(for duration: Duration) async {
-        let (seconds, attoseconds) = duration.components
-        let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        let nanoseconds = max(0, Int(duration.wholeNanoseconds))
         let resumed = Resumption()
         // A dispatch source may be cancelled from any thread.
         nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: queue)

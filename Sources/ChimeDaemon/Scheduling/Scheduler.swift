@@ -500,8 +500,7 @@ public final class Scheduler: @unchecked Sendable {
     }
 
     static func microseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        duration.wholeMicroseconds
     }
 }
 

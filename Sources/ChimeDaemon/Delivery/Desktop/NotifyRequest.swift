@@ -86,9 +86,7 @@ struct NotifyRequest: Sendable, Equatable {
     /// at least 1 and at most `Int32.max`.
     static func milliseconds(_ duration: Duration) -> Int32 {
         guard duration > .zero else { return 0 }
-        let (seconds, attoseconds) = duration.components
-        let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        return Int32(clamping: max(total, 1))
+        return Int32(clamping: max(duration.wholeMilliseconds, 1))
     }
 
     /// Appends the arguments in the order of the signature `susssasa{sv}i`.
