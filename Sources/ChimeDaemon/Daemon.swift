@@ -16,10 +16,8 @@ public final class Daemon: @unchecked Sendable {
     private let notifyQueue = DispatchQueue(label: "chimed.notify", qos: .utility)
     /// Whether a status and snapshot refresh is already scheduled, touched only on `queue`.
     private var refreshPending = false
-    /// The badge number, and whether it changed since it was last written; touched only on `queue`.
-    private var badge = 0
-    private var badgeChanged = false
-    private let badgeFile: BadgeFile
+    /// The badge number; touched only on `queue`.
+    private let badge: InstanceBadge
     private let clock = SystemWallClock()
     private let notifier = SystemdNotifier()
     private let log: any EventLog
@@ -49,10 +47,6 @@ public final class Daemon: @unchecked Sendable {
     private let registry: BackendRegistry
     /// The requests of `chimectl add`; those with nothing left to fire are removed after each fire and rebuild.
     private let addedRequests: AddedRequests
-    /// Publishes the badge number to docks and panels, for chimed.conf's `DesktopEntry=`; touched only on `queue`.
-    private var launcherBadge: UnityLauncherBadge?
-    /// Where the launcher badge is published from: connecting to the session bus must not hold up a fire.
-    private let badgeQueue = DispatchQueue(label: "chimed.badge", qos: .utility)
 
     /// - Parameter factories: how backends are made from chimed.conf's settings.
     public init(
@@ -66,22 +60,22 @@ public final class Daemon: @unchecked Sendable {
         self.options = options
         self.environment = environment
         self.log = log
-        let responder = ActionResponder()
-        registry = BackendRegistry(
-            factories: factories,
-            context: BackendContext(log: log, clock: clock, responder: responder, environment: environment))
         dispatcher = Dispatcher(backends: [], defaultBackends: ["journal"], clock: SystemWallClock(), log: log)
         scheduler = Scheduler(
             clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: dispatcher, log: log,
             store: FileHistoryStore(directory: options.stateDirectory))
+        let answers = NotificationAnswers(
+            queue: queue, scheduler: scheduler, clock: clock, log: log, environment: environment)
+        registry = BackendRegistry(
+            factories: factories,
+            context: BackendContext(log: log, clock: clock, responder: answers, environment: environment))
         snapshot = SnapshotWriter(path: options.snapshotPath)
-        badgeFile = BadgeFile(stateDirectory: options.stateDirectory)
+        badge = InstanceBadge(stateDirectory: options.stateDirectory, environment: environment, log: log)
         let added = AddedRequests(directory: options.addedDirectory)
         addedRequests = added
         scheduler.afterFire = { [weak self] in self?.scheduleChanged() }
         scheduler.pinnedSource = { added.contains($0) }
         scheduler.willDeliver = { [weak self] delivery in self?.present(&delivery) }
-        responder.daemon = self
     }
 
     /// Where notifications come from, in order of precedence for the same id: files, then generators, then the
@@ -215,18 +209,8 @@ public final class Daemon: @unchecked Sendable {
     /// - Parameter namedBackends: the backends notifications name in `Deliver=`: with the default ones, those
     ///   whose peer is described in the log (a desktop nobody delivers to is not worth a line at every start).
     private func apply(_ loaded: DaemonConfiguration, namedBackends: Set<String>) {
-        let previous = configuration
         configuration = loaded
-        if launcherBadge == nil || loaded.desktop.desktopEntry != previous.desktop.desktopEntry {
-            let log = self.log
-            launcherBadge = UnityLauncherBadge(
-                desktopEntry: loaded.desktop.desktopEntry, environment: environment,
-                onFailure: { reason in
-                    log.record(
-                        DaemonEvent(
-                            .systemError, "Cannot publish the badge to launchers: \(reason)", priority: .warning))
-                })
-        }
+        badge.configure(desktopEntry: loaded.desktop.desktopEntry, isShown: loaded.presentation.badge)
         for problem in loaded.diagnostics { log.record(Self.configEvent(problem)) }
         let backends = registry.backends(for: loaded)
         let names = Set(backends.map(\.name))
@@ -266,10 +250,10 @@ public final class Daemon: @unchecked Sendable {
         rebuildCount += 1
         switch result {
         case .success(let loaded):
-            readBadge()
+            badge.takeStoredAndRequested(isFirstRebuild: first)
             scheduler.install(loaded)
             generatorReuse = GeneratorReuse(loaded)
-            saveBadgeIfChanged()
+            badge.saveIfChanged()
             lastRebuild = clock.now()
             problems = loaded.problems.map(\.description)
             lastError = loaded.problems.first { $0.severity == .error }?.description
@@ -328,152 +312,24 @@ public final class Daemon: @unchecked Sendable {
         } else {
             text += "; nothing due"
         }
-        if badge > 0 { text += "; badge: \(badge)" }
+        if badge.count > 0 { text += "; badge: \(badge.count)" }
         if let lastError { text += "; last error: \(lastError)" }
         return text
     }
 
-    // MARK: Answers to notifications
-
-    /// The user chose `key` on a notification: logged with `CHIME_ACTION=`; `snooze` delivers it again after
-    /// `SnoozeSec=`, `dismiss` only closes it (the backend does), any other runs its `ExecAction=`, if any.
-    func actionInvoked(_ key: String, delivery: Delivery, backend: String) {
-        queue.async { [self] in
-            let notification = delivery.notification
-            var fields = Dispatcher.fields(of: delivery, backend: backend) + [("CHIME_ACTION", key)]
-            let what: String
-            switch key {
-            case "snooze":
-                if let until = scheduler.snooze(notification.id, for: notification.snooze) {
-                    let zone = notification.trigger.timeZone ?? LocalZone.resolve(tz: environment["TZ"])
-                    what = "snoozed until \(Timestamp.format(until, zone: zone) ?? "?")"
-                    fields.append(("CHIME_SNOOZE_UNTIL", Timestamp.iso8601(until, fraction: .microseconds)))
-                } else {
-                    what = "snooze chosen, but the notification is no longer scheduled"
-                }
-            case "dismiss":
-                what = "dismissed"
-            default:
-                if let argv = notification.actionCommands[key] {
-                    what = "action '\(key)' chosen; running \(argv[0])"
-                    runAction(argv, key: key, delivery: delivery, backend: backend)
-                } else {
-                    what = "action '\(key)' chosen (no ExecAction=)"
-                }
-            }
-            log.record(DaemonEvent(.actionInvoked, "\(notification.id): \(what) (\(backend))", fields: fields))
-        }
-    }
-
-    /// How long an `ExecAction=` program (with what it starts in its process group) may run before it is stopped.
-    static let actionTimeout: Duration = .seconds(600)
-
-    /// Runs an `ExecAction=` command as a `[Command]` program runs: no shell, the notification in its environment
-    /// (with `CHIME_ACTION=KEY`) and as JSON on stdin, its process group stopped at `actionTimeout`. Only a failure
-    /// is logged, once it is known.
-    private func runAction(_ argv: [String], key: String, delivery: Delivery, backend: String) {
-        var environment = CommandRunner.environment(for: delivery, backend: backend, base: self.environment)
-        environment["CHIME_ACTION"] = key
-        let input = Data((delivery.json(deliveredAt: clock.now(), backend: backend).serialized + "\n").utf8)
-        let log = self.log
-        let fields = Dispatcher.fields(of: delivery, backend: backend) + [("CHIME_ACTION", key)]
-        let id = delivery.notification.id
-        Task.detached(executorPreference: DaemonExecutor.shared) {
-            let failure: String?
-            do {
-                let outcome = try await CommandRunner.run(
-                    argv, environment: environment, input: input, timeout: Self.actionTimeout)
-                failure =
-                    outcome.ending == .exited(status: 0)
-                    ? nil
-                    : "\(argv[0]) \(outcome.explanation(timeout: Self.actionTimeout))"
-                        + (outcome.quotedStandardError().map { " (stderr: \($0))" } ?? "")
-            } catch {
-                failure = "cannot start \(argv[0]): \(error)"
-            }
-            guard let failure else { return }
-            log.record(
-                DaemonEvent(
-                    .actionInvoked, "\(id): ExecAction= for '\(key)' failed: \(failure)",
-                    fields: fields + [("CHIME_ERROR", failure)], priority: .error))
-        }
-    }
-
-    /// A notification's bubble went away.
-    func closed(_ delivery: Delivery, reason: UInt32, backend: String) {
-        let why =
-            switch reason {
-            case 1: "expired"
-            case 2: "dismissed by the user"
-            case 3: "closed by chimed"
-            default: "closed"
-            }
-        log.record(
-            DaemonEvent(
-                .closed, "\(delivery.notification.id): \(why) (\(backend))",
-                fields: Dispatcher.fields(of: delivery, backend: backend) + [("CHIME_CLOSE_REASON", String(reason))]))
-    }
-
-    // MARK: Badge
+    // MARK: Presentation
 
     /// On the scheduler's queue, for each delivery: strips what chimed.conf's `[Presentation]` does not allow, and
     /// applies `Badge=`.
     private func present(_ delivery: inout Delivery) {
         configuration.presentation.strip(&delivery)
-        applyBadge(to: &delivery)
-    }
-
-    /// A delivery's `Badge=` changes the instance's badge number. It is written to disk once per fire
-    /// (`saveBadgeIfChanged`), not once per delivery: a burst must not pay a synced write each.
-    private func applyBadge(to delivery: inout Delivery) {
-        guard let change = delivery.notification.badge else { return }
-        badge = BadgeFile.apply(change, to: badge)
-        delivery.badge = badge
-        badgeChanged = true
-    }
-
-    /// Shows the badge number on the launcher entry (`com.canonical.Unity.LauncherEntry`), unless chimed.conf's
-    /// `[Presentation] Badge=no`.
-    private func publishBadge() {
-        guard configuration.presentation.badge, let launcherBadge else { return }
-        let count = badge
-        badgeQueue.async { launcherBadge.publish(count) }
-    }
-
-    private func saveBadgeIfChanged() {
-        guard badgeChanged else { return }
-        badgeChanged = false
-        publishBadge()
-        do {
-            try badgeFile.write(badge)
-        } catch {
-            log.record(DaemonEvent(.stateError, "Cannot record the badge number: \(error)", priority: .error))
-        }
-    }
-
-    /// At start, the stored number; at each rebuild, a change `chimectl badge set/clear` requested.
-    private func readBadge() {
-        if rebuildCount <= 1 {
-            let (value, problem) = badgeFile.read()
-            badge = value
-            // Launchers learn the number a restart kept.
-            if badge > 0 { publishBadge() }
-            if let problem { log.record(DaemonEvent(.stateError, problem, priority: .warning)) }
-        }
-        guard let requested = badgeFile.takeRequest() else { return }
-        badge = BadgeFile.apply(requested, to: badge)
-        publishBadge()
-        do {
-            try badgeFile.write(badge)
-        } catch {
-            log.record(DaemonEvent(.stateError, "Cannot record the badge number: \(error)", priority: .error))
-        }
+        badge.apply(to: &delivery)
     }
 
     /// Called after every fire: the badge is written, and the status line and snapshot follow the schedule, at most
     /// every `refreshInterval` while fires come fast (one update after a burst, not one per fire).
     func scheduleChanged() {
-        saveBadgeIfChanged()
+        badge.saveIfChanged()
         guard !refreshPending else { return }
         refreshPending = true
         queue.asyncAfter(deadline: .now() + Self.refreshInterval) { [weak self] in
@@ -498,7 +354,7 @@ public final class Daemon: @unchecked Sendable {
         let facts = SnapshotWriter.Facts(
             pid: getpid(), instance: options.instance, lastRebuild: lastRebuild, lastLoadStarted: lastLoadStarted,
             rebuilds: rebuildCount, lastError: lastError, configDirectories: options.configDirectories,
-            problems: problems, defaultBackends: defaultBackends, badge: badge)
+            problems: problems, defaultBackends: defaultBackends, badge: badge.count)
         snapshot.write(status: status, facts: facts, now: clock.now())
     }
 
