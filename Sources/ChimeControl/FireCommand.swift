@@ -39,7 +39,7 @@ struct FireCommand: Command {
         let loaded: LoadedSchedule
         let configuration = DaemonConfiguration.load(directories: view.options.configDirectories)
         do {
-            let sources = Daemon.sources(
+            let sources = ScheduleLoader.instanceSources(
                 options: view.options, environment: context.environment, configuration: configuration)
             loaded = try ScheduleLoader(sources: sources, zones: context.zones).load(systemZone: context.localZone)
         } catch {

@@ -69,7 +69,7 @@ struct InstanceView {
         snapshot?["scheduled_count"] as? Int ?? (snapshot?["scheduled"] as? [Any])?.count ?? 0
     }
 
-    /// The entries listed in the snapshot: the soonest 1,000 and the runtime requests (`Daemon.listedLimit`).
+    /// The entries listed in the snapshot: the soonest 1,000 and the runtime requests (`ScheduleReporter.listedLimit`).
     var entries: [Entry] {
         let list = snapshot?["scheduled"] as? [[String: Any]] ?? []
         return list.compactMap { item in

@@ -100,8 +100,8 @@ extension InstanceView {
     /// says; `journal` when it is not running.
     var defaultBackends: [String] {
         guard isRunning, let names = snapshot?["default_backends"] as? [String], !names.isEmpty else {
-            return options.defaultBackends ?? DaemonConfiguration.load(directories: options.configDirectories)
-                .defaultBackends ?? ["journal"]
+            return DaemonConfiguration.load(directories: options.configDirectories)
+                .backendsWithoutDeliver(override: options.defaultBackends)
         }
         return names
     }

@@ -84,7 +84,8 @@ public enum Chimed {
         let zone = LocalZone.resolve(tz: environment["TZ"])
         let configuration = DaemonConfiguration.load(directories: options.configDirectories)
         var loader = ScheduleLoader(
-            sources: Daemon.sources(options: options, environment: environment, configuration: configuration),
+            sources: ScheduleLoader.instanceSources(
+                options: options, environment: environment, configuration: configuration),
             maximumNotifications: configuration.maximumNotifications)
         loader.knownBackends = configuration.backendNames
         let named =
@@ -128,7 +129,7 @@ public enum Chimed {
                 ?? (notification.isEnabled ? "nothing left to fire" : "disabled")
             lines.append("  \(notification.id): \(when) — \(notification.trigger.summary)")
         }
-        let backends = options.defaultBackends ?? configuration.defaultBackends ?? ["journal"]
+        let backends = configuration.backendsWithoutDeliver(override: options.defaultBackends)
         print(
             "Configuration: \(options.configDirectories.joined(separator: ", "))\n"
                 + "chimed.conf: \(configuration.paths.isEmpty ? "none (defaults)" : configuration.paths.joined(separator: ", "))"

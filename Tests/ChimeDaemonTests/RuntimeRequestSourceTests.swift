@@ -22,8 +22,9 @@ import Testing
             runtimeDirectory: directory.path + "/run", instance: .system)
         #expect(options.addedDirectory == directory.path + "/state/added")
 
-        let loaded = try ScheduleLoader(sources: Daemon.sources(options: options, environment: [:])).load(
-            systemZone: .utc)
+        let loaded = try ScheduleLoader(sources: ScheduleLoader.instanceSources(options: options, environment: [:]))
+            .load(
+                systemZone: .utc)
         #expect(loaded.notifications.map(\.notification.id) == ["standup", "tea"])
         #expect(loaded.notifications.map(\.notification.title) == ["From the file", "Tea"])
         #expect(loaded.notifications.last?.source == directory.path + "/state/added/tea.notification")
@@ -41,8 +42,9 @@ import Testing
         let options = DaemonOptions(
             configDirectories: [directory.path + "/etc"], stateDirectory: directory.path + "/state",
             runtimeDirectory: directory.path + "/run", instance: .user)
-        let loaded = try ScheduleLoader(sources: Daemon.sources(options: options, environment: [:])).load(
-            systemZone: .utc)
+        let loaded = try ScheduleLoader(sources: ScheduleLoader.instanceSources(options: options, environment: [:]))
+            .load(
+                systemZone: .utc)
         #expect(loaded.notifications.map(\.notification.id) == ["tea"])
         #expect(loaded.problems.isEmpty)
     }

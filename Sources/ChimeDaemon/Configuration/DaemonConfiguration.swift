@@ -29,6 +29,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     public init() {}
 
+    /// The backends of notifications without `Deliver=`: `chimed --deliver=` (`override`), else `[Daemon] Deliver=`,
+    /// else the journal.
+    public func backendsWithoutDeliver(override: [String]?) -> [String] {
+        override ?? defaultBackends ?? ["journal"]
+    }
+
     public static let fileName = "chimed.conf"
     /// Backends that always exist, whatever the configuration says.
     public static let builtInNames = ["journal", "stdout", "desktop", "command", "webhook"]

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Not thread-safe: the daemon uses it from the scheduler's queue only. Publishing goes through a queue of its own,
 /// since connecting to the session bus must not hold up a fire.
-final class InstanceBadge {
+final class InstanceBadge: @unchecked Sendable {
     /// The number now.
     private(set) var count = 0
     private var changed = false

@@ -144,6 +144,26 @@ public struct ScheduleLoader: Sendable {
         self.maximumNotifications = maximumNotifications
     }
 
+    /// Where an instance's notifications come from, in order of precedence for the same id: files, then
+    /// generators, then the requests of `chimectl add` (`DaemonOptions.addedDirectory`).
+    ///
+    /// Being last, a runtime request never shadows a file or a generator's notification: one with the same id is
+    /// dropped with a warning, as any later duplicate is. Drop-ins of the configuration directories do not apply
+    /// to runtime requests, which are whole files of their own.
+    public static func instanceSources(
+        options: DaemonOptions, environment: [String: String],
+        configuration: DaemonConfiguration = DaemonConfiguration(), generatorReuse: GeneratorReuse? = nil
+    ) -> [any ScheduleSource] {
+        [
+            NotificationDirectorySource(directories: options.configDirectories),
+            GeneratorSource(
+                directories: options.configDirectories, environment: environment,
+                timeout: configuration.generatorTimeout, outputLimit: configuration.generatorOutputLimit,
+                reuse: generatorReuse),
+            NotificationDirectorySource(directories: [options.addedDirectory], role: "directory of runtime requests"),
+        ]
+    }
+
     /// Loads every source with `systemZone` as the zone of times without one. Notifications with the same id
     /// from a later source are dropped with a warning; those beyond `maximumNotifications` with one error.
     public func load(systemZone: ZoneRules) throws(ScheduleLoadError) -> LoadedSchedule {

@@ -1,0 +1,99 @@
+import ChimeCore
+import Foundation
+
+/// Tells the outside what the schedule holds: the service manager's status line (`STATUS=`) and
+/// `RUNTIME_DIR/schedule.json` for `chimectl`, after every rebuild and, at most every `refreshInterval`, after
+/// fires (one update after a burst, not one per fire).
+///
+/// Not thread-safe: used on the scheduler's queue only.
+final class ScheduleReporter: @unchecked Sendable {
+    /// What the last rebuild left, for the status line and the snapshot.
+    struct RebuildFacts {
+        var lastRebuild: Date?
+        /// When the load of the last finished rebuild began: `chimectl` waits for one that began after its request.
+        var lastLoadStarted: Date?
+        var rebuilds = 0
+        var lastError: String?
+        var problems: [String] = []
+        var defaultBackends: [String] = ["journal"]
+    }
+
+    var facts = RebuildFacts()
+    private let queue: DispatchQueue
+    private let scheduler: Scheduler
+    private let badge: InstanceBadge
+    private let snapshot: SnapshotWriter
+    private let messages: ServiceManagerMessages
+    private let addedRequests: AddedRequests
+    private let options: DaemonOptions
+    private let clock: any WallClock
+    /// Whether a refresh is already scheduled.
+    private var refreshPending = false
+
+    static let refreshInterval = DispatchTimeInterval.milliseconds(100)
+
+    /// How many of the soonest notifications (and of those with nothing left to fire) `schedule.json` lists; the
+    /// requests of `chimectl add` are listed however many there are. Rewritten after fires, the file must stay
+    /// small whatever the size of the schedule.
+    static let listedLimit = 1_000
+
+    init(
+        queue: DispatchQueue, scheduler: Scheduler, badge: InstanceBadge, messages: ServiceManagerMessages,
+        addedRequests: AddedRequests, options: DaemonOptions, clock: any WallClock
+    ) {
+        self.queue = queue
+        self.scheduler = scheduler
+        self.badge = badge
+        self.snapshot = SnapshotWriter(path: options.snapshotPath)
+        self.messages = messages
+        self.addedRequests = addedRequests
+        self.options = options
+        self.clock = clock
+    }
+
+    /// `STATUS=`: `12 scheduled; next: standup at Mon 2026-11-30 09:55:00 CET`.
+    func statusText() -> String {
+        var text = "\(scheduler.scheduledCount) scheduled"
+        if let next = scheduler.nextUp {
+            text += "; next: \(next.id) at \(Timestamp.format(next.date, zone: next.zone) ?? "?")"
+        } else {
+            text += "; nothing due"
+        }
+        if badge.count > 0 { text += "; badge: \(badge.count)" }
+        if let lastError = facts.lastError { text += "; last error: \(lastError)" }
+        return text
+    }
+
+    /// After a rebuild: `READY=1` with the status first, then the snapshot (which `chimectl` waits for), off the
+    /// critical path; `afterSnapshot` runs once the snapshot is written.
+    func rebuilt(_ facts: RebuildFacts, afterSnapshot: @escaping @Sendable () -> Void) {
+        self.facts = facts
+        messages.send("READY=1\nSTATUS=\(statusText())")
+        refresh()
+        snapshot.afterPendingWrite(afterSnapshot)
+    }
+
+    /// The schedule changed (a fire, a delivery of a request done): the status line and the snapshot follow, at most
+    /// every `refreshInterval`.
+    func scheduleChanged() {
+        guard !refreshPending else { return }
+        refreshPending = true
+        queue.asyncAfter(deadline: .now() + Self.refreshInterval) { [self] in
+            refreshPending = false
+            messages.send("STATUS=\(statusText())")
+            refresh()
+        }
+    }
+
+    private func refresh() {
+        let status = scheduler.status(limit: Self.listedLimit)
+        // What has fired is recorded in the state before this runs: the request can go.
+        if !status.finishedPinnedSources.isEmpty { addedRequests.removeFinished(status.finishedPinnedSources) }
+        let snapshotFacts = SnapshotWriter.Facts(
+            pid: getpid(), instance: options.instance, lastRebuild: facts.lastRebuild,
+            lastLoadStarted: facts.lastLoadStarted, rebuilds: facts.rebuilds, lastError: facts.lastError,
+            configDirectories: options.configDirectories, problems: facts.problems,
+            defaultBackends: facts.defaultBackends, badge: badge.count)
+        snapshot.write(status: status, facts: snapshotFacts, now: clock.now())
+    }
+}

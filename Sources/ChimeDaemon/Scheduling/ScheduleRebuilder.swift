@@ -1,0 +1,194 @@
+import CChimeShims
+import ChimeCore
+import Foundation
+
+/// Rebuilds the whole schedule — at start, on `SIGHUP`, on a clock or zone change, when `chimectl` asks — and never
+/// patches it: chimed.conf and every source are loaded again off the scheduler's queue, the configuration is
+/// applied, and the new schedule is installed in one step on the queue.
+///
+/// Requests that come while a load runs collapse into one more rebuild after it. `RELOADING=1` goes out before a
+/// rebuild (not the first), `READY=1` after each (`ScheduleReporter`). Used on the scheduler's queue only.
+final class ScheduleRebuilder: @unchecked Sendable {
+    private let options: DaemonOptions
+    private let environment: [String: String]
+    private let queue: DispatchQueue
+    private let loadQueue = DispatchQueue(label: "chimed.load", qos: .utility)
+    private let clock: any WallClock
+    private let scheduler: Scheduler
+    private let dispatcher: Dispatcher
+    private let registry: BackendRegistry
+    private let badge: InstanceBadge
+    private let reporter: ScheduleReporter
+    private let messages: ServiceManagerMessages
+    private let log: any EventLog
+
+    /// chimed.conf as last loaded.
+    private(set) var configuration = DaemonConfiguration()
+    private var isRebuilding = false
+    private var rebuildPending = false
+    private var isStopped = false
+    private var facts = ScheduleReporter.RebuildFacts()
+    /// The generators' part of the installed schedule, lent to the next rebuild.
+    private var generatorReuse: GeneratorReuse?
+
+    init(
+        options: DaemonOptions, environment: [String: String], queue: DispatchQueue, clock: any WallClock,
+        scheduler: Scheduler, dispatcher: Dispatcher, registry: BackendRegistry, badge: InstanceBadge,
+        reporter: ScheduleReporter, messages: ServiceManagerMessages, log: any EventLog
+    ) {
+        self.options = options
+        self.environment = environment
+        self.queue = queue
+        self.clock = clock
+        self.scheduler = scheduler
+        self.dispatcher = dispatcher
+        self.registry = registry
+        self.badge = badge
+        self.reporter = reporter
+        self.messages = messages
+        self.log = log
+    }
+
+    /// The backends of notifications without `Deliver=`.
+    var defaultBackends: [String] { configuration.backendsWithoutDeliver(override: options.defaultBackends) }
+
+    /// Starts a rebuild for `reason`; while one is loading, further requests collapse into one more.
+    func rebuild(reason: String) {
+        guard !isStopped else { return }
+        if isRebuilding {
+            rebuildPending = true
+            return
+        }
+        isRebuilding = true
+        if facts.rebuilds > 0 {
+            messages.send(
+                "RELOADING=1\nMONOTONIC_USEC=\(ServiceManagerMessages.monotonicMicroseconds())\n"
+                    + "STATUS=Reloading (\(reason))…")
+        }
+        let options = self.options
+        let environment = self.environment
+        let clock = self.clock
+        let generatorReuse = self.generatorReuse
+        loadQueue.async {
+            let started = clock.now()
+            let configuration = DaemonConfiguration.load(directories: options.configDirectories)
+            var loader = ScheduleLoader(
+                sources: ScheduleLoader.instanceSources(
+                    options: options, environment: environment, configuration: configuration,
+                    generatorReuse: generatorReuse),
+                maximumNotifications: configuration.maximumNotifications)
+            loader.knownBackends = configuration.backendNames
+            let zone = LocalZone.resolve(tz: environment["TZ"])
+            let result = Result { () throws(ScheduleLoadError) in try loader.load(systemZone: zone) }
+            // Named by some notification's Deliver=; the defaults are added where they are known, on the queue.
+            var named = Set<String>()
+            for entry in (try? result.get())?.notifications ?? [] {
+                for name in entry.notification.backends { named.insert(name) }
+            }
+            let namedBackends = named
+            self.queue.async {
+                self.apply(configuration, namedBackends: namedBackends)
+                self.finish(result, reason: reason, started: started)
+            }
+        }
+    }
+
+    /// No rebuild starts after this (chimed is stopping).
+    func stop() {
+        isStopped = true
+    }
+
+    /// Takes chimed.conf as loaded: its problems are logged, the backends rebuilt where their settings changed,
+    /// and the presentation settings and each backend's peer logged.
+    /// - Parameter namedBackends: the backends notifications name in `Deliver=`: with the default ones, those
+    ///   whose peer is described in the log (a desktop nobody delivers to is not worth a line at every start).
+    private func apply(_ loaded: DaemonConfiguration, namedBackends: Set<String>) {
+        configuration = loaded
+        badge.configure(desktopEntry: loaded.desktop.desktopEntry, isShown: loaded.presentation.badge)
+        for problem in loaded.diagnostics { log.record(Self.configEvent(problem)) }
+        let backends = registry.backends(for: loaded)
+        let names = Set(backends.map(\.name))
+        for name in defaultBackends where !names.contains(name) {
+            log.record(
+                DaemonEvent(
+                    .configError, "The default backends name '\(name)', which is no backend; deliveries to it fail.",
+                    priority: .warning))
+        }
+        if facts.rebuilds == 0, defaultBackends.contains("journal"), !JournalBackend.isJournalAvailable {
+            log.record(
+                DaemonEvent(
+                    .systemError,
+                    "No journal listens (\(JournalBackend.socketPath) is missing): deliveries to the journal backend "
+                        + "fail. Start systemd-journald, or deliver elsewhere with --deliver= or chimed.conf's "
+                        + "[Daemon] Deliver=.", priority: .warning))
+        }
+        dispatcher.reconfigure(backends: backends, defaultBackends: defaultBackends)
+        let presentation = "Presentation: \(loaded.presentation)."
+        let inUse = namedBackends.union(defaultBackends)
+        let log = self.log
+        Task.detached(executorPreference: DaemonExecutor.shared) {
+            var lines = [presentation]
+            for backend in backends where inUse.contains(backend.name) {
+                if let description = await backend.describe() { lines.append("\(backend.name): \(description)") }
+            }
+            log.record(DaemonEvent(.backends, lines.joined(separator: " ")))
+        }
+    }
+
+    private func finish(_ result: Result<LoadedSchedule, ScheduleLoadError>, reason: String, started: Date) {
+        isRebuilding = false
+        facts.lastLoadStarted = started
+        let first = facts.rebuilds == 0
+        facts.rebuilds += 1
+        switch result {
+        case .success(let loaded):
+            badge.takeStoredAndRequested(isFirstRebuild: first)
+            scheduler.install(loaded)
+            generatorReuse = GeneratorReuse(loaded)
+            badge.saveIfChanged()
+            facts.lastRebuild = clock.now()
+            facts.problems = loaded.problems.map(\.description)
+            facts.lastError = loaded.problems.first { $0.severity == .error }?.description
+            for problem in loaded.problems { log.record(Self.configEvent(problem)) }
+            log.record(
+                DaemonEvent(
+                    first ? .started : .reloaded,
+                    "\(first ? "Started" : "Reloaded (\(reason))"): \(loaded.notifications.count) notification(s) "
+                        + "loaded, \(scheduler.scheduledCount) scheduled, \(loaded.filesWithErrors) file(s) with errors.",
+                    fields: [
+                        ("CHIME_LOADED", String(loaded.notifications.count)),
+                        ("CHIME_SCHEDULED", String(scheduler.scheduledCount)),
+                        ("CHIME_ERRORS", String(loaded.filesWithErrors)),
+                    ]))
+        case .failure(let error):
+            facts.lastError = error.message
+            log.record(
+                DaemonEvent(
+                    .configError, "Loading the schedule failed: \(error.message); keeping the previous schedule.",
+                    fields: [("CHIME_ERROR", error.message)]))
+        }
+        facts.defaultBackends = defaultBackends
+        // The previous schedule and the load's working memory are freed now: give the pages back to the system,
+        // or the process keeps the high-water mark of every rebuild (malloc keeps freed memory for reuse). After
+        // the snapshot, so as to delay neither it nor a fire.
+        reporter.rebuilt(facts) { _ = chime_release_free_memory() }
+        if rebuildPending {
+            rebuildPending = false
+            rebuild(reason: "coalesced requests")
+        }
+    }
+
+    static func configEvent(_ problem: UnitFileDiagnostic) -> DaemonEvent {
+        var fields: [(name: String, value: String)] = [("CHIME_FILE", problem.location.file)]
+        if let line = problem.location.line { fields.append(("CHIME_LINE", String(line))) }
+        if let id = Self.id(ofFile: problem.location.file) { fields.append(("CHIME_ID", id)) }
+        return DaemonEvent(
+            .configError, problem.description, fields: fields, priority: problem.severity == .error ? .error : .warning)
+    }
+
+    private static func id(ofFile path: String) -> String? {
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        guard name.hasSuffix(".notification") else { return nil }
+        return String(name.dropLast(".notification".count))
+    }
+}
