@@ -231,7 +231,8 @@ import Testing
         let clock = ManualClock(Date(epochMicroseconds: Self.start * 1_000_000))
         let timer = clock.makeTimer()
         let dispatcher = RecordingDispatcher(clock: clock)
-        let scheduler = Scheduler(clock: clock, timer: timer, dispatcher: dispatcher, log: RecordingEventLog())
+        let scheduler = Scheduler(
+            clock: clock, timer: timer, dispatcher: dispatcher, log: RecordingEventLog(), store: MemoryHistoryStore())
         scheduler.install(mix.schedule)
         #expect(scheduler.scheduledCount > Self.notificationCount / 2)
 

@@ -42,7 +42,8 @@ import Testing
             clock = ManualClock(SchedulerTests.date(start))
             timer = clock.makeTimer()
             dispatcher = RecordingDispatcher(clock: clock)
-            scheduler = Scheduler(clock: clock, timer: timer, dispatcher: dispatcher, log: log)
+            scheduler = Scheduler(
+                clock: clock, timer: timer, dispatcher: dispatcher, log: log, store: MemoryHistoryStore())
         }
 
         /// Delivered occurrences as `id@fire-time`, each checked to have been handed off exactly at its fire time.
@@ -170,7 +171,8 @@ import Testing
         let clock = ManualClock(Self.date("2026-10-20 00:00 UTC"))
         let timer = clock.makeTimer()
         let dispatcher = HoldingDispatcher()
-        let scheduler = Scheduler(clock: clock, timer: timer, dispatcher: dispatcher, log: RecordingEventLog())
+        let scheduler = Scheduler(
+            clock: clock, timer: timer, dispatcher: dispatcher, log: RecordingEventLog(), store: MemoryHistoryStore())
         var schedule = Self.schedule([
             ("once", "[Trigger]\nAt=2026-10-20 03:00\n"), ("later", "[Trigger]\nAt=2026-10-22 03:00\n"),
             ("file", "[Trigger]\nAt=2026-10-20 03:00\n"),

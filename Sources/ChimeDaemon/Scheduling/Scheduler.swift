@@ -17,44 +17,6 @@ public final class Scheduler: @unchecked Sendable {
     /// entries would cost a retain and a release of everything it holds).
     typealias Entry = LoadedNotification
 
-    /// What the schedule holds now, for `STATUS=`, `chimectl list` and the snapshot.
-    public struct Status: Sendable {
-        public struct Item: Sendable {
-            public var id: String
-            public var title: String
-            public var source: String
-            public var next: Date
-            public var zone: ZoneRules
-            public var trigger: Trigger
-            public var backends: [String]
-        }
-
-        /// A notification with nothing left to fire.
-        public struct IdleItem: Sendable {
-            public var id: String
-            public var title: String
-            public var source: String
-            public var trigger: Trigger
-            /// `false` for `Enabled=no`; otherwise everything it had to fire is past.
-            public var isEnabled: Bool
-        }
-
-        /// The notifications with a next occurrence, earliest first: the `limit` earliest, and those `pinned`.
-        public var scheduled: [Item]
-        /// How many notifications have a next occurrence, listed or not.
-        public var scheduledCount: Int
-        /// Notifications loaded but with nothing left to fire (past one-shots, exhausted counts, disabled), by id:
-        /// at most `limit` of them.
-        public var idle: [String]
-        /// The same notifications as `idle`, in the same order, with what `chimectl list --all` shows of them.
-        public var idleItems: [IdleItem] = []
-        /// How many notifications have nothing left to fire, listed or not.
-        public var idleCount: Int
-        /// The sources of the pinned notifications that have nothing left to fire, no delivery in flight and no snooze
-        /// pending, all of them.
-        public var finishedPinnedSources: [String] = []
-    }
-
     /// Sources whose notifications `status(limit:)` always lists, however far off they are (the runtime requests,
     /// which `chimectl add` looks for).
     public var pinnedSource: (@Sendable (String) -> Bool)?
@@ -79,19 +41,10 @@ public final class Scheduler: @unchecked Sendable {
     /// Every occurrence at or before this instant (µs) has been handled.
     private var processedThrough: Int64?
     private var reportedSkips: Set<String> = []
-    /// While state cannot be written: since when, and how many writes have failed. The failure is reported when it
-    /// begins and the recovery when a write succeeds again, not every fire in between.
-    private var stateFailure: (since: Date, attempts: Int)?
-    /// Whether compacting the state failed (while the journal could still be written) and was reported.
-    private var compactionFailed = false
-    /// While state cannot be written, the timer also wakes this often to write it again, so that what the store
-    /// keeps in memory reaches the disk soon after space returns even when nothing falls due for hours.
-    public var stateRetryInterval: Duration = .seconds(10)
-    /// When the next such attempt is due (µs), while state cannot be written.
-    private var stateRetryDue: Int64?
-    /// Re-deliveries the user asked for with `snooze`, earliest first. Kept in memory only: a snooze does not
-    /// outlive the daemon, and it never touches the history (it is not an occurrence of the trigger).
-    private var snoozes: [(due: Int64, id: String)] = []
+    /// Makes the store's records durable, and says when it cannot.
+    private let stateWriter: StateWriter
+    /// Re-deliveries the user asked for with `snooze`.
+    private var snoozes = SnoozeList()
     /// Runs after each fire has been handled (deliveries made, timer re-armed).
     public var afterFire: (() -> Void)?
     /// Runs for each delivery just before it is handed off, and may complete it (the daemon sets the badge).
@@ -107,13 +60,14 @@ public final class Scheduler: @unchecked Sendable {
     ///   - store: what survives a restart; the scheduler starts from what it holds.
     public init(
         clock: any WallClock, timer: any WallTimer, dispatcher: any DeliveryDispatching, log: any EventLog,
-        store: any HistoryStore = MemoryHistoryStore()
+        store: any HistoryStore
     ) {
         self.clock = clock
         self.timer = timer
         self.dispatcher = dispatcher
         self.log = log
         self.store = store
+        stateWriter = StateWriter(store: store, clock: clock, log: log)
         let (stored, problems) = store.load()
         histories = stored
         for problem in problems { log.record(DaemonEvent(.stateError, problem, priority: .warning)) }
@@ -200,13 +154,12 @@ public final class Scheduler: @unchecked Sendable {
             pinnedIDs = Set(pinned.map { entries[$0].notification.id })
         }
         if !snoozes.isEmpty {
-            let ids = Set(entries.filter(\.notification.isEnabled).map(\.notification.id))
-            snoozes.removeAll { !ids.contains($0.id) }
+            snoozes.keepOnly(Set(entries.filter(\.notification.isEnabled).map(\.notification.id)))
         }
         if isFirstInstall { redeliverInterrupted(loaded) }
         if processedThrough == nil { processedThrough = now }
         // New first sightings are on disk before the timer is armed; the snapshot is rewritten only now and then.
-        if store.wantsCompaction { compactOrFlush() } else { persist { try store.flush() } }
+        stateWriter.flushOrCompact(histories)
         rearm()
     }
 
@@ -233,7 +186,7 @@ public final class Scheduler: @unchecked Sendable {
         deliverSnoozes(dueBy: now)
         processedThrough = max(processedThrough ?? now, now)
         // What was handled is on disk before the next timer is armed.
-        persist { try store.flush() }
+        stateWriter.flush()
         rearm()
         afterFire?()
     }
@@ -283,65 +236,9 @@ public final class Scheduler: @unchecked Sendable {
         }
     }
 
-    /// Writes state, reporting (not throwing) a failure: the schedule goes on, the operator is told once.
-    ///
-    /// The store keeps what it could not write, and every later write (each fire, each rebuild, and every
-    /// `stateRetryInterval` meanwhile) tries it again; the first that succeeds says so.
-    private func persist(_ write: () throws -> Void) {
-        do {
-            try write()
-        } catch {
-            let now = clock.now()
-            stateRetryDue = now.epochMicroseconds + Self.microseconds(stateRetryInterval)
-            if let failure = stateFailure {
-                stateFailure = (failure.since, failure.attempts + 1)
-                return
-            }
-            stateFailure = (now, 1)
-            log.record(
-                DaemonEvent(
-                    .stateError,
-                    "Cannot record state: \(error); keeping it in memory and trying again at each fire and every "
-                        + "\(Timespan(stateRetryInterval) ?? .infinity)",
-                    fields: [("CHIME_ERROR", "\(error)")], priority: .error))
-            return
-        }
-        stateRetryDue = nil
-        guard let failure = stateFailure else { return }
-        stateFailure = nil
-        log.record(
-            DaemonEvent(
-                .stateError,
-                "State recorded again, after \(failure.attempts) failed attempt(s) since "
-                    + "\(Timestamp.iso8601(failure.since, fraction: .microseconds)); nothing recorded meanwhile was lost.",
-                priority: .notice))
-    }
-
-    /// Rewrites the snapshot of the state, or, when that fails (a full disk has room for a record but not a
-    /// snapshot), makes sure the journal at least is written: it holds everything, and the next rebuild tries
-    /// again. The snapshot's failure alone is reported once, as a warning; with the journal's it is part of that.
-    private func compactOrFlush() {
-        persist {
-            do {
-                try store.compact(histories)
-                compactionFailed = false
-                return
-            } catch {
-                try store.flush()
-                guard !compactionFailed else { return }
-                compactionFailed = true
-                log.record(
-                    DaemonEvent(
-                        .stateError,
-                        "Cannot compact the state (\(error)); the journal keeps it, compacting at a later rebuild",
-                        fields: [("CHIME_ERROR", "\(error)")], priority: .warning))
-            }
-        }
-    }
-
     /// Writes the whole state (at shutdown).
     public func saveState() {
-        compactOrFlush()
+        stateWriter.compactOrFlush(histories)
     }
 
     /// The wall clock was set (NTP step, manual change, resume): occurrences jumped over count as missed; after
@@ -418,7 +315,7 @@ public final class Scheduler: @unchecked Sendable {
     }
 
     private func rearm() {
-        let deadlines = [queue.first?.fireTime, snoozes.first?.due, stateRetryDue].compactMap { $0 }
+        let deadlines = [queue.first?.fireTime, snoozes.firstDue, stateWriter.retryDue].compactMap { $0 }
         if let first = deadlines.min() {
             timer.arm(at: Date(epochMicroseconds: first))
         } else {
@@ -432,16 +329,14 @@ public final class Scheduler: @unchecked Sendable {
     public func snooze(_ id: String, for duration: Duration) -> Date? {
         guard entries.contains(where: { $0.notification.id == id && $0.notification.isEnabled }) else { return nil }
         let due = clock.now().epochMicroseconds + Self.microseconds(duration)
-        let index = snoozes.firstIndex { $0.due > due } ?? snoozes.endIndex
-        snoozes.insert((due, id), at: index)
+        snoozes.insert(id, due: due)
         rearm()
         return Date(epochMicroseconds: due)
     }
 
     /// Re-delivers what was snoozed until `now`.
     private func deliverSnoozes(dueBy now: Int64) {
-        while let first = snoozes.first, first.due <= now {
-            snoozes.removeFirst()
+        for first in snoozes.takeDue(by: now) {
             guard let entry = entries.first(where: { $0.notification.id == first.id }) else { continue }
             var delivery = Delivery(notification: entry.notification, fireTime: Date(epochMicroseconds: first.due))
             delivery.isSnoozed = true
@@ -489,7 +384,7 @@ public final class Scheduler: @unchecked Sendable {
             for index in pinned where !busy[index] {
                 let id = entries[index].notification.id
                 // Until its delivery is done, a crash must find it to deliver it again.
-                if delivering[id] == nil && !snoozes.contains(where: { $0.id == id }) {
+                if delivering[id] == nil && !snoozes.contains(id) {
                     finishedPinned.append(entries[index].source)
                 }
             }
@@ -501,37 +396,5 @@ public final class Scheduler: @unchecked Sendable {
 
     static func microseconds(_ duration: Duration) -> Int64 {
         duration.wholeMicroseconds
-    }
-}
-
-/// The entries installed before a rebuild, found by id. A rebuild mostly loads the same notifications in the same
-/// order, so each is looked for first where the one before it was found (at its own position, or shifted by as
-/// many as were added or removed before it); only when that fails is an index of every id built, once.
-struct PreviousEntries {
-    let entries: [LoadedNotification]
-    private var index: [String: Int]?
-    /// How far the last one found had moved: position before minus position now.
-    private var shift = 0
-
-    init(_ entries: [LoadedNotification]) {
-        self.entries = entries
-    }
-
-    /// Where the notification `id`, now at `position`, was before; nil if it was not.
-    mutating func position(of id: String, installedAt position: Int) -> Int? {
-        guard !entries.isEmpty else { return nil }
-        let guess = position + shift
-        if entries.indices.contains(guess), entries[guess].notification.id == id { return guess }
-        if index == nil {
-            var built: [String: Int] = [:]
-            built.reserveCapacity(entries.count)
-            for (offset, entry) in entries.enumerated() where built[entry.notification.id] == nil {
-                built[entry.notification.id] = offset
-            }
-            index = built
-        }
-        guard let found = index?[id] else { return nil }
-        shift = found - position
-        return found
     }
 }

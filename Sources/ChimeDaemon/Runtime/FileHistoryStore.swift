@@ -1,0 +1,333 @@
+import ChimeCore
+import Foundation
+import Glibc
+
+/// The state directory's files: `state.json`, a snapshot written atomically (temporary file, fsync, rename,
+/// fsync of the directory), and `occurrences.log`, an append-only journal of what happened since, synced on
+/// every flush. Loading replays the journal over the snapshot; a torn last line (a crash mid-write) is ignored
+/// and cut off, so that the next record starts a line of its own.
+/// A snapshot that cannot be read (truncated, garbage, another version) is moved aside, reported, and the store
+/// starts empty.
+///
+/// A flush that fails part-way (ENOSPC) keeps the bytes it did not write; the next flush goes on from there, so the
+/// journal never holds a record twice or one glued to another, and nothing recorded meanwhile is lost.
+public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
+    static let version: Int64 = 1
+
+    /// write(2), or what a test puts in its place to make writes fail part-way.
+    typealias Write = @Sendable (_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int
+
+    public let directory: String
+    private let lock = NSLock()
+    private let writeBytes: Write
+    private var pending: [String] = []
+    /// Journal bytes that a failed flush could not write yet, from the first byte not written.
+    private var unwritten: [UInt8] = []
+    /// Whether everything written to the journal has been synced.
+    private var synced = true
+    private var logDescriptor: Int32 = -1
+    /// Records written to the journal since the snapshot was last rewritten (or found there at load).
+    private var journalRecords = 0
+
+    /// Past this many journal records a rebuild rewrites the snapshot; below it, a rebuild only syncs the journal.
+    static let compactionThreshold = 20_000
+    /// Deliveries handed off and not yet finished, by `id@microseconds`.
+    private var inFlight: [String: InterruptedDelivery] = [:]
+    private var interruptedAtLoad: [InterruptedDelivery] = []
+
+    public init(directory: String) {
+        self.directory = directory
+        self.writeBytes = { descriptor, bytes in Glibc.write(descriptor, bytes.baseAddress, bytes.count) }
+    }
+
+    init(directory: String, write: @escaping Write) {
+        self.directory = directory
+        self.writeBytes = write
+    }
+
+    deinit {
+        if logDescriptor >= 0 { close(logDescriptor) }
+    }
+
+    var snapshotPath: String { directory + "/state.json" }
+    var logPath: String { directory + "/occurrences.log" }
+
+    public func load() -> (histories: [String: DeliveryHistory], problems: [String]) {
+        let fileManager = FileManager.default
+        let journal = fileManager.contents(atPath: logPath)
+        var stored = read(snapshot: fileManager.contents(atPath: snapshotPath), journal: journal)
+        if let journal, let last = journal.last, last != UInt8(ascii: "\n") {
+            // Appended to, the torn last record would swallow the next one; `read` already left it out.
+            let kept = journal.lastIndex(of: UInt8(ascii: "\n")).map { $0 - journal.startIndex + 1 } ?? 0
+            if truncate(logPath, off_t(kept)) != 0 {
+                stored.problems.append(
+                    "\(logPath): cannot cut off its torn last record (\(String(cString: strerror(errno)))); "
+                        + "the next record may be lost")
+            }
+        }
+        if !stored.isSnapshotReadable {
+            let aside = snapshotPath + ".corrupt-\(Int(Date().timeIntervalSince1970))"
+            let moved = rename(snapshotPath, aside) == 0
+            stored.problems.insert(
+                "\(snapshotPath) is not a valid chime state file (truncated, garbage or another version); "
+                    + (moved ? "moved it to \(aside) and starting afresh" : "starting afresh"),
+                at: 0)
+        }
+        lock.withLock {
+            inFlight = stored.inFlight
+            interruptedAtLoad = stored.inFlight.values.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }
+            journalRecords = stored.journalRecords
+        }
+        return (stored.histories, stored.problems)
+    }
+
+    /// The histories kept in `directory`, read without changing anything there (no torn record cut off, no
+    /// unreadable state moved aside): for `chimed --check` and `chimectl verify`, which show the next occurrences
+    /// as the instance computes them (an `Every=` without `From=` counts from the first sighting it recorded).
+    public static func peek(directory: String) -> [String: DeliveryHistory] {
+        let store = FileHistoryStore(directory: directory)
+        let fileManager = FileManager.default
+        return store.read(
+            snapshot: fileManager.contents(atPath: store.snapshotPath),
+            journal: fileManager.contents(atPath: store.logPath)
+        ).histories
+    }
+
+    /// What `state.json` and `occurrences.log` hold, as `load()` reads them back.
+    public struct Contents: Sendable {
+        public var histories: [String: DeliveryHistory] = [:]
+        /// The deliveries handed off and not finished, by `id@microseconds`.
+        public var inFlight: [String: InterruptedDelivery] = [:]
+        /// The records in the journal, torn or not: how far it is from wanting a compaction.
+        public var journalRecords = 0
+        /// False when there was a snapshot and it was not a chime state file; it then counts as empty.
+        public var isSnapshotReadable = true
+        /// Damage found in the journal, one sentence each.
+        public var problems: [String] = []
+    }
+
+    /// Replays the bytes of `occurrences.log` (`journal`) over those of `state.json` (`snapshot`); `nil` for a file
+    /// that does not exist. Never fails: what cannot be read is left out and, unless it is a torn last record,
+    /// reported.
+    public func read(snapshot: Data?, journal: Data?) -> Contents {
+        var contents = Contents()
+        if let snapshot {
+            if let parsed = Self.parseSnapshot(snapshot) {
+                contents.histories = parsed.histories
+                for delivery in parsed.inFlight {
+                    contents.inFlight[InterruptedDelivery.key(delivery.id, delivery.fireTime)] = delivery
+                }
+            } else {
+                contents.isSnapshotReadable = false
+            }
+        }
+        guard let journal else { return contents }
+        let lines = journal.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        contents.journalRecords = lines.count - 1
+        for (number, line) in lines.enumerated() where !line.isEmpty {
+            guard let record = Self.parseRecord(Data(line)) else {
+                // Only the last line can be torn by a crash; anything else is damage worth reporting.
+                if number < lines.count - 2 {
+                    contents.problems.append("\(logPath):\(number + 1): unreadable record, ignoring")
+                }
+                continue
+            }
+            contents.replay(record)
+        }
+        return contents
+    }
+
+    public func interrupted() -> [InterruptedDelivery] { lock.withLock { interruptedAtLoad } }
+
+    public var wantsCompaction: Bool { lock.withLock { journalRecords >= Self.compactionThreshold } }
+
+    /// One record for all of them: `{"first_seen":["a","b",…],"at":…}` (one id alone is a string, as it always
+    /// was).
+    public func recordFirstSeen(_ ids: [String], at date: Date) {
+        guard !ids.isEmpty else { return }
+        let seen: JSONValue = ids.count == 1 ? .string(ids[0]) : .array(ids.map(JSONValue.string))
+        let line = JSONValue.object([
+            ("first_seen", seen), ("at", .string(Timestamp.iso8601(date, fraction: .microseconds))),
+        ]).serialized
+        lock.withLock { pending.append(line) }
+    }
+
+    public func recordOccurrence(_ id: String, at occurrence: Date, missed: Int) {
+        let line = JSONValue.object([
+            ("occurrence", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds))),
+            ("missed", .number(Int64(missed))),
+        ]).serialized
+        lock.withLock {
+            pending.append(line)
+            inFlight[InterruptedDelivery.key(id, occurrence)] = InterruptedDelivery(
+                id: id, fireTime: occurrence, missed: missed)
+        }
+    }
+
+    public func recordSkipped(_ id: String, at occurrence: Date) {
+        let line = JSONValue.object([
+            ("skipped", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds))),
+        ]).serialized
+        lock.withLock { pending.append(line) }
+    }
+
+    public func recordFinished(_ id: String, at occurrence: Date) {
+        let line = JSONValue.object([
+            ("finished", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds))),
+        ]).serialized
+        lock.withLock {
+            pending.append(line)
+            inFlight.removeValue(forKey: InterruptedDelivery.key(id, occurrence))
+        }
+        // Promptly, so that a crash long after a finished delivery does not repeat it; a failure here only
+        // means it may be repeated, and the next flush reports it.
+        try? flush()
+    }
+
+    public func flush() throws {
+        try lock.withLock {
+            if !pending.isEmpty {
+                unwritten += Array((pending.joined(separator: "\n") + "\n").utf8)
+                journalRecords += pending.count
+                pending.removeAll(keepingCapacity: true)
+            }
+            guard !unwritten.isEmpty || !synced else { return }
+            if logDescriptor < 0 {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                logDescriptor = open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+                guard logDescriptor >= 0 else {
+                    throw AtomicFile.WriteError(path: logPath, operation: "open", errno: errno)
+                }
+            }
+            while !unwritten.isEmpty {
+                let written = unwritten.withUnsafeBytes { writeBytes(logDescriptor, $0) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw AtomicFile.WriteError(path: logPath, operation: "write", errno: errno)
+                }
+                unwritten.removeFirst(written)
+                synced = false
+            }
+            guard fdatasync(logDescriptor) == 0 else {
+                throw AtomicFile.WriteError(path: logPath, operation: "fdatasync", errno: errno)
+            }
+            synced = true
+        }
+    }
+
+    public func compact(_ histories: [String: DeliveryHistory]) throws {
+        try lock.withLock {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let text = Self.snapshotText(histories, inFlight: inFlight.values)
+            try AtomicFile.write(text, to: snapshotPath, mode: 0o644)
+            // The snapshot now holds everything the journal said; start the journal afresh.
+            if logDescriptor >= 0 {
+                close(logDescriptor)
+                logDescriptor = -1
+            }
+            pending.removeAll()
+            unwritten.removeAll()
+            synced = true
+            journalRecords = 0
+            unlink(logPath)
+        }
+    }
+
+    /// The text of `state.json`: `{"version":1,"notifications":{ID:{"first_seen":…,"last_occurrence":…},…},
+    /// "in_flight":[…]}`, ids in order.
+    ///
+    /// Written entry by entry into one string: a tree of JSON values for a hundred thousand notifications would be
+    /// half a million small allocations at each compaction, which leave the heap fragmented long after.
+    static func snapshotText(
+        _ histories: [String: DeliveryHistory], inFlight: some Collection<InterruptedDelivery>
+    ) -> String {
+        var text = "{\"version\":\(version),\"notifications\":{"
+        text.reserveCapacity(histories.count * 100 + 256)
+        for (index, id) in histories.keys.sorted().enumerated() {
+            let history = histories[id]!
+            if index > 0 { text += "," }
+            text += JSONValue.string(id).serialized
+            text += ":"
+            text +=
+                JSONValue.object([
+                    ("first_seen", .string(Timestamp.iso8601(history.firstSeen, fraction: .microseconds))),
+                    (
+                        "last_occurrence",
+                        history.lastOccurrence.map { .string(Timestamp.iso8601($0, fraction: .microseconds)) } ?? .null
+                    ),
+                ]).serialized
+        }
+        let flying: [JSONValue] = inFlight.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }.map {
+            .object([
+                ("id", .string($0.id)), ("at", .string(Timestamp.iso8601($0.fireTime, fraction: .microseconds))),
+                ("missed", .number(Int64($0.missed))),
+            ])
+        }
+        text += "},\"in_flight\":" + JSONValue.array(flying).serialized + "}\n"
+        return text
+    }
+
+    enum Record {
+        case firstSeen([String], Date)
+        case occurrence(String, Date, missed: Int)
+        case skipped(String, Date, missed: Int)
+        case finished(String, Date)
+    }
+
+    static func parseRecord(_ data: Data) -> Record? {
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            let at = (object["at"] as? String).flatMap(Timestamp.parseISO8601)
+        else { return nil }
+        if let id = object["occurrence"] as? String {
+            return .occurrence(id, at, missed: object["missed"] as? Int ?? 0)
+        }
+        if let id = object["skipped"] as? String { return .skipped(id, at, missed: 0) }
+        if let id = object["finished"] as? String { return .finished(id, at) }
+        if let id = object["first_seen"] as? String { return .firstSeen([id], at) }
+        if let ids = object["first_seen"] as? [String] { return .firstSeen(ids, at) }
+        return nil
+    }
+
+    static func parseSnapshot(_ data: Data) -> (histories: [String: DeliveryHistory], inFlight: [InterruptedDelivery])?
+    {
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            (object["version"] as? Int).map(Int64.init) == version,
+            let notifications = object["notifications"] as? [String: Any]
+        else { return nil }
+        var histories: [String: DeliveryHistory] = [:]
+        for (id, value) in notifications {
+            guard let entry = value as? [String: Any],
+                let firstSeen = (entry["first_seen"] as? String).flatMap(Timestamp.parseISO8601)
+            else { return nil }
+            let last = (entry["last_occurrence"] as? String).flatMap(Timestamp.parseISO8601)
+            histories[id] = DeliveryHistory(firstSeen: firstSeen, lastOccurrence: last)
+        }
+        var inFlight: [InterruptedDelivery] = []
+        for value in object["in_flight"] as? [Any] ?? [] {
+            guard let entry = value as? [String: Any], let id = entry["id"] as? String,
+                let at = (entry["at"] as? String).flatMap(Timestamp.parseISO8601)
+            else { return nil }
+            inFlight.append(InterruptedDelivery(id: id, fireTime: at, missed: entry["missed"] as? Int ?? 0))
+        }
+        return (histories, inFlight)
+    }
+}
+
+extension FileHistoryStore.Contents {
+    /// Applies one journal record: first sightings and occurrences only ever move a history forward.
+    fileprivate mutating func replay(_ record: FileHistoryStore.Record) {
+        switch record {
+        case .firstSeen(let ids, let date):
+            for id in ids where histories[id] == nil { histories[id] = DeliveryHistory(firstSeen: date) }
+        case .occurrence(let id, let date, let missed), .skipped(let id, let date, let missed):
+            if histories[id] == nil { histories[id] = DeliveryHistory(firstSeen: date) }
+            if (histories[id]?.lastOccurrence ?? .distantPast) < date { histories[id]?.lastOccurrence = date }
+            if case .occurrence = record {
+                inFlight[InterruptedDelivery.key(id, date)] = InterruptedDelivery(
+                    id: id, fireTime: date, missed: missed)
+            }
+        case .finished(let id, let date):
+            inFlight.removeValue(forKey: InterruptedDelivery.key(id, date))
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import ChimeCore
+import Foundation
+
+extension Scheduler {
+    /// What the schedule holds now, for `STATUS=`, `chimectl list` and the snapshot.
+    public struct Status: Sendable {
+        public struct Item: Sendable {
+            public var id: String
+            public var title: String
+            public var source: String
+            public var next: Date
+            public var zone: ZoneRules
+            public var trigger: Trigger
+            public var backends: [String]
+        }
+
+        /// A notification with nothing left to fire.
+        public struct IdleItem: Sendable {
+            public var id: String
+            public var title: String
+            public var source: String
+            public var trigger: Trigger
+            /// `false` for `Enabled=no`; otherwise everything it had to fire is past.
+            public var isEnabled: Bool
+        }
+
+        /// The notifications with a next occurrence, earliest first: the `limit` earliest, and those `pinned`.
+        public var scheduled: [Item]
+        /// How many notifications have a next occurrence, listed or not.
+        public var scheduledCount: Int
+        /// Notifications loaded but with nothing left to fire (past one-shots, exhausted counts, disabled), by id:
+        /// at most `limit` of them.
+        public var idle: [String]
+        /// The same notifications as `idle`, in the same order, with what `chimectl list --all` shows of them.
+        public var idleItems: [IdleItem] = []
+        /// How many notifications have nothing left to fire, listed or not.
+        public var idleCount: Int
+        /// The sources of the pinned notifications that have nothing left to fire, no delivery in flight and no snooze
+        /// pending, all of them.
+        public var finishedPinnedSources: [String] = []
+    }
+}

@@ -1,0 +1,33 @@
+/// Re-deliveries the user asked for with `snooze`, earliest first, as instants in microseconds since the epoch.
+///
+/// Kept in memory only: a snooze does not outlive the daemon, and it never touches the history (it is not an
+/// occurrence of the trigger).
+struct SnoozeList {
+    private var snoozes: [(due: Int64, id: String)] = []
+
+    var isEmpty: Bool { snoozes.isEmpty }
+
+    /// When the earliest is due.
+    var firstDue: Int64? { snoozes.first?.due }
+
+    /// Whether a snooze of `id` is pending.
+    func contains(_ id: String) -> Bool { snoozes.contains { $0.id == id } }
+
+    /// Adds a snooze of `id` due at `due`, after those due at the same time.
+    mutating func insert(_ id: String, due: Int64) {
+        let index = snoozes.firstIndex { $0.due > due } ?? snoozes.endIndex
+        snoozes.insert((due, id), at: index)
+    }
+
+    /// Removes and returns the snoozes due by `now`, earliest first.
+    mutating func takeDue(by now: Int64) -> [(due: Int64, id: String)] {
+        let count = snoozes.prefix { $0.due <= now }.count
+        defer { snoozes.removeFirst(count) }
+        return Array(snoozes.prefix(count))
+    }
+
+    /// Drops the snoozes of notifications not in `ids` (removed or disabled by a rebuild).
+    mutating func keepOnly(_ ids: Set<String>) {
+        snoozes.removeAll { !ids.contains($0.id) }
+    }
+}
