@@ -42,22 +42,6 @@ import Testing
         return fixture.cases
     }()
 
-    /// Microseconds since the epoch of `2026-03-29T00:00:00Z` or `2026-03-29T00:00:00.250000Z`.
-    static func microseconds(iso text: String) -> Int64? {
-        let bytes = Array(text.utf8)
-        func number(_ range: Range<Int>) -> Int? { Int(String(decoding: bytes[range], as: UTF8.self)) }
-        guard bytes.count >= 20, let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
-        else { return nil }
-        var fraction = 0
-        if bytes[19] == UInt8(ascii: "."), let digits = number(20..<(bytes.count - 1)) {
-            fraction = digits * Int(pow(10, Double(27 - bytes.count)))
-        }
-        let days = Int64(CivilTime.days(year: year, month: month, day: day))
-        let seconds = days * 86_400 + Int64(hour * 3_600 + minute * 60 + second)
-        return seconds * 1_000_000 + Int64(fraction)
-    }
-
     /// The elapses chime computes for a case, as microseconds, stopping at "never".
     static func chimeElapses(_ spec: CalendarSpec, zone: ZoneRules, base: Int64, count: Int) -> [Int64] {
         var result: [Int64] = []
@@ -88,16 +72,16 @@ import Testing
         }
         let spec = try CalendarSpec(oracle.spec, localZone: zone)
         #expect(spec.description == oracle.normalized)
-        let base = try #require(Self.microseconds(iso: oracle.base))
+        let base = try #require(TestDate.microseconds(iso: oracle.base))
         let mine = Self.chimeElapses(spec, zone: zone, base: base, count: oracle.iterations)
 
         if let expected = oracle.expectedElapses {
             // systemd fails on this valid spec; chime must give the right answer, to the microsecond.
-            #expect(mine == expected.compactMap(Self.microseconds(iso:)), "systemd: \(oracle.systemdError ?? "")")
+            #expect(mine == expected.compactMap(TestDate.microseconds(iso:)), "systemd: \(oracle.systemdError ?? "")")
             return
         }
         // systemd prints whole seconds.
-        let systemd = (oracle.elapses ?? []).compactMap(Self.microseconds(iso:))
+        let systemd = (oracle.elapses ?? []).compactMap(TestDate.microseconds(iso:))
         let mineInSeconds = mine.map { $0 / 1_000_000 * 1_000_000 }
         if let wrong = Self.firstElapseNotAfterItsBase(systemd, base: base) {
             // systemd answered with a time that is not after its base (a spec naming CET/CEST or EST/EDT read on
@@ -129,7 +113,7 @@ import Testing
         for (_, group) in groups.sorted(by: { $0.key < $1.key }) {
             let first = group[0]
             let zone = try ZoneDatabase.system.rules(named: first.tz)
-            let base = try #require(Self.microseconds(iso: first.base))
+            let base = try #require(TestDate.microseconds(iso: first.base))
             func ask(_ specs: [String]) throws -> [SystemdAnalyzeOutput.CalendarBlock] {
                 let output = try ProcessRunner.run(
                     tool,

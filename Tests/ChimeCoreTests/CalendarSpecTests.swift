@@ -1,3 +1,4 @@
+import ChimeTestSupport
 import Testing
 
 @testable import ChimeCore
@@ -51,8 +52,8 @@ import Testing
     static func check(_ example: ElapseCase) throws {
         let zone = try rules(example.zone)
         let spec = try CalendarSpec(example.spec, localZone: zone)
-        let base = try #require(CalendarOracleTests.microseconds(iso: example.base))
-        let expected = example.elapses.compactMap(CalendarOracleTests.microseconds(iso:))
+        let base = try #require(TestDate.microseconds(iso: example.base))
+        let expected = example.elapses.compactMap(TestDate.microseconds(iso:))
         try #require(expected.count == example.elapses.count, "unreadable time in the table")
         // At least one, so that a case systemd answers with "never" is checked too.
         let mine = elapses(of: spec, zone: zone, after: base, count: max(expected.count, 1))

@@ -1,3 +1,4 @@
+import ChimeTestSupport
 import Foundation
 import Testing
 
@@ -12,10 +13,6 @@ import Testing
         loader.load(
             UnitFile(parsing: text, path: "/etc/chime/\(id).notification"), id: id,
             path: "/etc/chime/\(id).notification")
-    }
-
-    static func date(_ iso: String) -> Date {
-        Date(epochMicroseconds: CalendarOracleTests.microseconds(iso: iso)!)
     }
 
     @Test func everyKeyIsRead() throws {
@@ -67,12 +64,12 @@ import Testing
         #expect(notification.isEnabled)
         let trigger = notification.trigger
         // Times without a zone are read in TimeZone= (Tokyo, UTC+9).
-        #expect(trigger.instants == [Self.date("2026-11-30T22:00:00Z")])
+        #expect(trigger.instants == [TestDate.iso("2026-11-30T22:00:00Z")!])
         #expect(trigger.calendars.map(\.description) == ["Mon..Fri *-*-* 09:55:00"])
         #expect(trigger.interval == Timespan(microseconds: 900_000_000))
-        #expect(trigger.from == Self.date("2026-11-29T23:00:00Z"))
+        #expect(trigger.from == TestDate.iso("2026-11-29T23:00:00Z")!)
         #expect(trigger.count == 7)
-        #expect(trigger.until == Self.date("2026-12-31T15:00:00Z"))
+        #expect(trigger.until == TestDate.iso("2026-12-31T15:00:00Z")!)
         #expect(trigger.timeZone?.name == "Asia/Tokyo")
         #expect(trigger.isPersistent)
     }

@@ -1,3 +1,4 @@
+import ChimeTestSupport
 import Foundation
 import Testing
 
@@ -6,8 +7,6 @@ import Testing
 /// `Trigger.nextOccurrence`: the pure "when next" of a notification, from its triggers and its history.
 @Suite struct TriggerOccurrenceTests {
     static let berlin = try! ZoneDatabase.system.rules(named: "Europe/Berlin")
-
-    static func date(_ iso: String) -> Date { NotificationLoaderTests.date(iso) }
 
     static func trigger(_ lines: String) -> Trigger {
         let loader = NotificationLoader(systemZone: berlin)
@@ -18,9 +17,11 @@ import Testing
 
     /// The first occurrences after `after`, as ISO strings.
     static func occurrences(_ lines: String, after: String, firstSeen: String? = nil, limit: Int = 5) -> [String] {
-        let history = DeliveryHistory(firstSeen: date(firstSeen ?? after))
-        return trigger(lines).occurrences(after: date(after), history: history, systemZone: berlin, limit: limit)
-            .map { Timestamp.iso8601($0) }
+        let history = DeliveryHistory(firstSeen: TestDate.iso(firstSeen ?? after)!)
+        return trigger(lines).occurrences(
+            after: TestDate.iso(after)!, history: history, systemZone: berlin, limit: limit
+        )
+        .map { Timestamp.iso8601($0) }
     }
 
     @Test(arguments: [
@@ -87,31 +88,32 @@ import Testing
     @Test func countIsKeptAcrossHistory() {
         // Seven occurrences from the first sighting; asking from later never yields an eighth.
         let trigger = Self.trigger("Every=10min\nCount=7")
-        let history = DeliveryHistory(firstSeen: Self.date("2026-11-30T09:00:00Z"))
+        let history = DeliveryHistory(firstSeen: TestDate.iso("2026-11-30T09:00:00Z")!)
         let all = trigger.occurrences(
-            after: Self.date("2026-11-30T09:00:00Z"), history: history, systemZone: Self.berlin, limit: 100)
+            after: TestDate.iso("2026-11-30T09:00:00Z")!, history: history, systemZone: Self.berlin, limit: 100)
         #expect(all.count == 7)
-        #expect(all.last == Self.date("2026-11-30T10:10:00Z"))
+        #expect(all.last == TestDate.iso("2026-11-30T10:10:00Z")!)
         #expect(
-            trigger.nextOccurrence(after: Self.date("2026-11-30T10:10:00Z"), history: history, systemZone: Self.berlin)
+            trigger.nextOccurrence(
+                after: TestDate.iso("2026-11-30T10:10:00Z")!, history: history, systemZone: Self.berlin)
                 == nil)
     }
 
     @Test func lastOccurrenceIsNeverRepeated() {
         let trigger = Self.trigger("OnCalendar=*-*-* *:00")
         let history = DeliveryHistory(
-            firstSeen: Self.date("2026-11-30T00:00:00Z"), lastOccurrence: Self.date("2026-11-30T10:00:00Z"))
+            firstSeen: TestDate.iso("2026-11-30T00:00:00Z")!, lastOccurrence: TestDate.iso("2026-11-30T10:00:00Z")!)
         // Even asked from before the last delivery (a backward clock jump), the next is after it.
         let next = trigger.nextOccurrence(
-            after: Self.date("2026-11-30T08:30:00Z"), history: history, systemZone: Self.berlin)
-        #expect(next == Self.date("2026-11-30T11:00:00Z"))
+            after: TestDate.iso("2026-11-30T08:30:00Z")!, history: history, systemZone: Self.berlin)
+        #expect(next == TestDate.iso("2026-11-30T11:00:00Z")!)
     }
 
     @Test func countOverMergedSourcesFollowsItsWindowAndChanges() {
         // Count= over calendar events and instants: the last allowed occurrence is found once per window start.
         var trigger = Self.trigger("OnCalendar=*-*-* 12:00\nAt=2026-12-01 09:00\nCount=3")
-        let early = DeliveryHistory(firstSeen: Self.date("2026-12-01T00:00:00Z"))
-        let later = DeliveryHistory(firstSeen: Self.date("2026-12-05T00:00:00Z"))
+        let early = DeliveryHistory(firstSeen: TestDate.iso("2026-12-01T00:00:00Z")!)
+        let later = DeliveryHistory(firstSeen: TestDate.iso("2026-12-05T00:00:00Z")!)
         func all(_ trigger: Trigger, _ history: DeliveryHistory) -> [String] {
             trigger.occurrences(after: history.firstSeen, history: history, systemZone: Self.berlin, limit: 10)
                 .map { Timestamp.iso8601($0) }
@@ -127,7 +129,8 @@ import Testing
         #expect(all(original, early).count == 3)
         // Asked from far inside the window, the answer is the same as walking: nothing after the third.
         #expect(
-            original.nextOccurrence(after: Self.date("2026-12-02T11:00:00Z"), history: early, systemZone: Self.berlin)
+            original.nextOccurrence(
+                after: TestDate.iso("2026-12-02T11:00:00Z")!, history: early, systemZone: Self.berlin)
                 == nil)
     }
 
@@ -199,14 +202,14 @@ import Testing
 
     @Test func instantsAreKeptInOrderHoweverTheyAreGiven() {
         var trigger = Trigger()
-        trigger.instants = [Self.date("2026-12-03T00:00:00Z"), Self.date("2026-12-01T00:00:00Z")]
-        trigger.instants.append(Self.date("2026-12-02T00:00:00Z"))
+        trigger.instants = [TestDate.iso("2026-12-03T00:00:00Z")!, TestDate.iso("2026-12-01T00:00:00Z")!]
+        trigger.instants.append(TestDate.iso("2026-12-02T00:00:00Z")!)
         #expect(
             trigger.instants.map { Timestamp.iso8601($0) } == [
                 "2026-12-01T00:00:00Z", "2026-12-02T00:00:00Z", "2026-12-03T00:00:00Z",
             ])
-        let history = DeliveryHistory(firstSeen: Self.date("2026-11-30T00:00:00Z"))
-        let after = Self.date("2026-12-01T12:00:00Z")
+        let history = DeliveryHistory(firstSeen: TestDate.iso("2026-11-30T00:00:00Z")!)
+        let after = TestDate.iso("2026-12-01T12:00:00Z")!
         #expect(
             trigger.occurrences(after: after, history: history, systemZone: Self.berlin, limit: 5)
                 .map { Timestamp.iso8601($0) } == ["2026-12-02T00:00:00Z", "2026-12-03T00:00:00Z"])
@@ -215,9 +218,9 @@ import Testing
     @Test func countOverMillionsStaysFast() {
         // The Every= fast path computes the k-th occurrence directly.
         let trigger = Self.trigger("Every=1s\nFrom=2026-01-01 00:00 UTC\nCount=100000000")
-        let history = DeliveryHistory(firstSeen: Self.date("2026-01-01T00:00:00Z"))
+        let history = DeliveryHistory(firstSeen: TestDate.iso("2026-01-01T00:00:00Z")!)
         let next = trigger.nextOccurrence(
-            after: Self.date("2026-06-01T00:00:00.5Z"), history: history, systemZone: Self.berlin)
-        #expect(next == Self.date("2026-06-01T00:00:01Z"))
+            after: TestDate.iso("2026-06-01T00:00:00.5Z")!, history: history, systemZone: Self.berlin)
+        #expect(next == TestDate.iso("2026-06-01T00:00:01Z")!)
     }
 }

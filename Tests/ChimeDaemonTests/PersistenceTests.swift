@@ -9,8 +9,6 @@ import Testing
 @Suite struct PersistenceTests {
     typealias Harness = SchedulerTests.Harness
 
-    static func date(_ iso: String) -> Date { SchedulerTests.date(iso) }
-
     /// A scheduler on `clock` over `store`, as a restarted daemon would build it.
     static func restart(_ clock: ManualClock, store: MemoryHistoryStore) -> (
         Scheduler, RecordingDispatcher, RecordingEventLog
@@ -24,21 +22,21 @@ import Testing
 
     @Test(arguments: [false, true])
     func occurrencesMissedWhileDownAreCaughtUpOnlyWhenPersistent(persistent: Bool) {
-        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let clock = ManualClock(TestDate.timestamp("2026-11-02 00:00 UTC"))
         let store = MemoryHistoryStore()
         let files = [("hourly", "[Trigger]\nOnCalendar=hourly\nPersistent=\(persistent ? "yes" : "no")\n")]
         do {
             let (scheduler, dispatcher, _) = Self.restart(clock, store: store)
             scheduler.install(SchedulerTests.schedule(files))
-            clock.advance(to: Self.date("2026-11-02 02:30 UTC"))
+            clock.advance(to: TestDate.timestamp("2026-11-02 02:30 UTC"))
             #expect(dispatcher.records.count == 2)
             scheduler.saveState()
         }
         // Down from 02:30 to 07:10: 03:00 ... 07:00 were missed.
-        clock.jump(to: Self.date("2026-11-02 07:10 UTC"))
+        clock.jump(to: TestDate.timestamp("2026-11-02 07:10 UTC"))
         let (scheduler, dispatcher, log) = Self.restart(clock, store: store)
         scheduler.install(SchedulerTests.schedule(files))
-        clock.advance(to: Self.date("2026-11-02 07:10:00.001 UTC"))
+        clock.advance(to: TestDate.timestamp("2026-11-02 07:10:00.001 UTC"))
         let late = dispatcher.records.filter { $0.missedCount > 0 }
         if persistent {
             #expect(late.count == 1)
@@ -49,14 +47,14 @@ import Testing
             #expect(log.events(.missed).first?.fields.first { $0.name == "CHIME_MISSED" }?.value == "5")
         }
         #expect(dispatcher.records.filter { $0.missedCount == 0 }.isEmpty)
-        clock.advance(to: Self.date("2026-11-02 08:00 UTC"))
-        #expect(dispatcher.records.last?.fireTime == Self.date("2026-11-02 08:00 UTC"))
+        clock.advance(to: TestDate.timestamp("2026-11-02 08:00 UTC"))
+        #expect(dispatcher.records.last?.fireTime == TestDate.timestamp("2026-11-02 08:00 UTC"))
         #expect(log.events(.skippedPast).isEmpty)
     }
 
     @Test func aOneShotThatPassedWhileDownIsDeliveredOnceOnlyWithPersistent() {
         for persistent in [false, true] {
-            let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+            let clock = ManualClock(TestDate.timestamp("2026-11-02 00:00 UTC"))
             let store = MemoryHistoryStore()
             let files = [("exam", "[Trigger]\nAt=2026-11-02 06:00 UTC\nPersistent=\(persistent ? "yes" : "no")\n")]
             do {
@@ -64,34 +62,34 @@ import Testing
                 scheduler.install(SchedulerTests.schedule(files))
                 scheduler.saveState()
             }
-            clock.jump(to: Self.date("2026-11-02 09:00 UTC"))
+            clock.jump(to: TestDate.timestamp("2026-11-02 09:00 UTC"))
             let (scheduler, dispatcher, log) = Self.restart(clock, store: store)
             scheduler.install(SchedulerTests.schedule(files))
-            clock.advance(to: Self.date("2026-11-03 09:00 UTC"))
+            clock.advance(to: TestDate.timestamp("2026-11-03 09:00 UTC"))
             #expect(dispatcher.records.map(\.missedCount) == (persistent ? [1] : []))
             #expect(log.events(.missed).count == (persistent ? 0 : 1))
             // A third start: nothing more, ever.
             let (again, againDispatcher, _) = Self.restart(clock, store: store)
             again.install(SchedulerTests.schedule(files))
-            clock.advance(to: Self.date("2026-11-04 09:00 UTC"))
+            clock.advance(to: TestDate.timestamp("2026-11-04 09:00 UTC"))
             #expect(againDispatcher.records.isEmpty)
         }
     }
 
     @Test func countAndEveryAnchorSurviveRestarts() {
-        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let clock = ManualClock(TestDate.timestamp("2026-11-02 00:00 UTC"))
         let store = MemoryHistoryStore()
         let files = [("water", "[Trigger]\nEvery=1h\nCount=5\n")]
         var delivered: [Date] = []
         for stop in ["2026-11-02 02:30 UTC", "2026-11-02 02:45 UTC", "2026-11-02 04:10 UTC", "2026-11-03 00:00 UTC"] {
             let (scheduler, dispatcher, _) = Self.restart(clock, store: store)
             scheduler.install(SchedulerTests.schedule(files))
-            clock.advance(to: Self.date(stop))
+            clock.advance(to: TestDate.timestamp(stop))
             scheduler.saveState()
             delivered += dispatcher.records.map(\.fireTime)
         }
         // Anchored at the first start (00:00), five in all, each once, though the daemon restarted three times.
-        #expect(delivered == (1...5).map { Self.date("2026-11-02 0\($0):00 UTC") })
+        #expect(delivered == (1...5).map { TestDate.timestamp("2026-11-02 0\($0):00 UTC") })
     }
 
     /// A dispatcher whose deliveries never finish, as when the process dies during them.
@@ -100,31 +98,31 @@ import Testing
     }
 
     @Test func whatWasInFlightAtACrashIsDeliveredAgainAndNothingElse() {
-        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let clock = ManualClock(TestDate.timestamp("2026-11-02 00:00 UTC"))
         let store = MemoryHistoryStore()
         let files = [("hourly", "[Trigger]\nOnCalendar=hourly\n")]
         do {
             // 01:00 finishes; 02:00 is handed off and the process dies before it finishes.
             let (scheduler, _, _) = Self.restart(clock, store: store)
             scheduler.install(SchedulerTests.schedule(files))
-            clock.advance(to: Self.date("2026-11-02 01:00 UTC"))
+            clock.advance(to: TestDate.timestamp("2026-11-02 01:00 UTC"))
         }
         do {
             let scheduler = Scheduler(
                 clock: clock, timer: clock.makeTimer(), dispatcher: StuckDispatcher(), log: RecordingEventLog(),
                 store: store)
             scheduler.install(SchedulerTests.schedule(files))
-            clock.advance(to: Self.date("2026-11-02 02:00 UTC"))
-            #expect(store.deliveriesInFlight.map(\.fireTime) == [Self.date("2026-11-02 02:00 UTC")])
+            clock.advance(to: TestDate.timestamp("2026-11-02 02:00 UTC"))
+            #expect(store.deliveriesInFlight.map(\.fireTime) == [TestDate.timestamp("2026-11-02 02:00 UTC")])
         }
-        clock.jump(to: Self.date("2026-11-02 02:00:05 UTC"))
+        clock.jump(to: TestDate.timestamp("2026-11-02 02:00:05 UTC"))
         let (scheduler, dispatcher, log) = Self.restart(clock, store: store)
         scheduler.install(SchedulerTests.schedule(files))
-        #expect(dispatcher.records.map(\.fireTime) == [Self.date("2026-11-02 02:00 UTC")])
+        #expect(dispatcher.records.map(\.fireTime) == [TestDate.timestamp("2026-11-02 02:00 UTC")])
         #expect(log.events(.deliveryFailed).count == 1)
         #expect(store.deliveriesInFlight.isEmpty)
-        clock.advance(to: Self.date("2026-11-02 03:00 UTC"))
-        #expect(dispatcher.records.map(\.fireTime).last == Self.date("2026-11-02 03:00 UTC"))
+        clock.advance(to: TestDate.timestamp("2026-11-02 03:00 UTC"))
+        #expect(dispatcher.records.map(\.fireTime).last == TestDate.timestamp("2026-11-02 03:00 UTC"))
         #expect(dispatcher.records.count == 2)
     }
 
@@ -132,16 +130,16 @@ import Testing
         let directory = try TemporaryDirectory(prefix: "chime-state")
         defer { directory.remove() }
         let store = FileHistoryStore(directory: directory.path)
-        store.recordFirstSeen(["a"], at: Self.date("2026-11-02 00:00 UTC"))
-        store.recordOccurrence("a", at: Self.date("2026-11-02 01:00 UTC"), missed: 0)
-        store.recordOccurrence("a", at: Self.date("2026-11-02 02:00 UTC"), missed: 3)
+        store.recordFirstSeen(["a"], at: TestDate.timestamp("2026-11-02 00:00 UTC"))
+        store.recordOccurrence("a", at: TestDate.timestamp("2026-11-02 01:00 UTC"), missed: 0)
+        store.recordOccurrence("a", at: TestDate.timestamp("2026-11-02 02:00 UTC"), missed: 3)
         try store.flush()
-        store.recordFinished("a", at: Self.date("2026-11-02 01:00 UTC"))
+        store.recordFinished("a", at: TestDate.timestamp("2026-11-02 01:00 UTC"))
         let reopened = FileHistoryStore(directory: directory.path)
         _ = reopened.load()
         #expect(
             reopened.interrupted() == [
-                InterruptedDelivery(id: "a", fireTime: Self.date("2026-11-02 02:00 UTC"), missed: 3)
+                InterruptedDelivery(id: "a", fireTime: TestDate.timestamp("2026-11-02 02:00 UTC"), missed: 3)
             ])
         // Compaction keeps it in the snapshot.
         try reopened.compact(reopened.load().histories)
@@ -155,25 +153,25 @@ import Testing
         defer { directory.remove() }
         let store = FileHistoryStore(directory: directory.path)
         let ids = (0..<1000).map { "n\($0)" }
-        store.recordFirstSeen(ids, at: Self.date("2026-11-02 00:00 UTC"))
-        store.recordFirstSeen(["late"], at: Self.date("2026-11-02 01:00 UTC"))
+        store.recordFirstSeen(ids, at: TestDate.timestamp("2026-11-02 00:00 UTC"))
+        store.recordFirstSeen(["late"], at: TestDate.timestamp("2026-11-02 01:00 UTC"))
         try store.flush()
         let log = try String(contentsOfFile: directory.path + "/occurrences.log", encoding: .utf8)
         #expect(log.split(separator: "\n").count == 2)
         #expect(!store.wantsCompaction)
         let histories = FileHistoryStore(directory: directory.path).load().histories
         #expect(histories.count == 1001)
-        #expect(histories["n999"] == DeliveryHistory(firstSeen: Self.date("2026-11-02 00:00 UTC")))
-        #expect(histories["late"] == DeliveryHistory(firstSeen: Self.date("2026-11-02 01:00 UTC")))
+        #expect(histories["n999"] == DeliveryHistory(firstSeen: TestDate.timestamp("2026-11-02 00:00 UTC")))
+        #expect(histories["late"] == DeliveryHistory(firstSeen: TestDate.timestamp("2026-11-02 01:00 UTC")))
     }
 
     @Test func fileStoreKeepsHistoriesAcrossInstances() throws {
         let directory = try TemporaryDirectory(prefix: "chime-state")
         defer { directory.remove() }
         let first = FileHistoryStore(directory: directory.path)
-        first.recordFirstSeen(["a"], at: Self.date("2026-11-02 00:00 UTC"))
-        first.recordOccurrence("a", at: Self.date("2026-11-02 01:00 UTC"), missed: 0)
-        first.recordFinished("a", at: Self.date("2026-11-02 01:00 UTC"))
+        first.recordFirstSeen(["a"], at: TestDate.timestamp("2026-11-02 00:00 UTC"))
+        first.recordOccurrence("a", at: TestDate.timestamp("2026-11-02 01:00 UTC"), missed: 0)
+        first.recordFinished("a", at: TestDate.timestamp("2026-11-02 01:00 UTC"))
         try first.flush()
         // No compaction: the journal alone must bring it back.
         let (histories, problems) = FileHistoryStore(directory: directory.path).load()
@@ -181,7 +179,8 @@ import Testing
         #expect(
             histories["a"]
                 == DeliveryHistory(
-                    firstSeen: Self.date("2026-11-02 00:00 UTC"), lastOccurrence: Self.date("2026-11-02 01:00 UTC")))
+                    firstSeen: TestDate.timestamp("2026-11-02 00:00 UTC"),
+                    lastOccurrence: TestDate.timestamp("2026-11-02 01:00 UTC")))
         try first.compact(histories)
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/occurrences.log"))
         #expect(FileHistoryStore(directory: directory.path).load().histories == histories)
@@ -189,11 +188,12 @@ import Testing
 
     @Test func theSnapshotIsTheJSONItAlwaysWas() {
         let histories = [
-            "b\"quoted\"": DeliveryHistory(firstSeen: Self.date("2026-11-02 00:00 UTC")),
+            "b\"quoted\"": DeliveryHistory(firstSeen: TestDate.timestamp("2026-11-02 00:00 UTC")),
             "a": DeliveryHistory(
-                firstSeen: Self.date("2026-11-01 00:00 UTC"), lastOccurrence: Self.date("2026-11-02 01:00 UTC")),
+                firstSeen: TestDate.timestamp("2026-11-01 00:00 UTC"),
+                lastOccurrence: TestDate.timestamp("2026-11-02 01:00 UTC")),
         ]
-        let flying = [InterruptedDelivery(id: "a", fireTime: Self.date("2026-11-02 01:00 UTC"), missed: 2)]
+        let flying = [InterruptedDelivery(id: "a", fireTime: TestDate.timestamp("2026-11-02 01:00 UTC"), missed: 2)]
         #expect(
             FileHistoryStore.snapshotText(histories, inFlight: flying)
                 == #"{"version":1,"notifications":{"a":{"first_seen":"2026-11-01T00:00:00.000000Z","#
@@ -222,7 +222,7 @@ import Testing
             """
         let contents = store.read(snapshot: Data(snapshot.utf8), journal: Data(journal.utf8))
         #expect(contents.isSnapshotReadable)
-        #expect(contents.histories["a"] == DeliveryHistory(firstSeen: Self.date("2026-11-02 00:00 UTC")))
+        #expect(contents.histories["a"] == DeliveryHistory(firstSeen: TestDate.timestamp("2026-11-02 00:00 UTC")))
         let far = Date(epochMicroseconds: 2_534_022_174_400_000_000)
         #expect(contents.histories["far"] == DeliveryHistory(firstSeen: far, lastOccurrence: far))
         #expect(contents.inFlight.values.map(\.id) == ["far"])
@@ -254,7 +254,7 @@ import Testing
         let directory = try TemporaryDirectory(prefix: "chime-state")
         defer { directory.remove() }
         try directory.write("state.json", "garbage")
-        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let clock = ManualClock(TestDate.timestamp("2026-11-02 00:00 UTC"))
         let log = RecordingEventLog()
         _ = Scheduler(
             clock: clock, timer: clock.makeTimer(), dispatcher: RecordingDispatcher(clock: clock), log: log,

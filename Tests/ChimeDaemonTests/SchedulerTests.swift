@@ -9,11 +9,6 @@ import Testing
 @Suite struct SchedulerTests {
     static let berlin = try! ZoneDatabase.system.rules(named: "Europe/Berlin")
 
-    static func date(_ iso: String) -> Date {
-        let utc = ZoneRules.utc
-        return try! Timestamp.parse(iso, now: Date(timeIntervalSince1970: 0), localZone: utc)
-    }
-
     static func iso(_ date: Date) -> String { Timestamp.iso8601(date) }
 
     /// A schedule made of notification files given as `id: body-of-[Trigger]` (plus optional extra lines).
@@ -39,7 +34,7 @@ import Testing
         let scheduler: Scheduler
 
         init(start: String) {
-            clock = ManualClock(SchedulerTests.date(start))
+            clock = ManualClock(TestDate.timestamp(start))
             timer = clock.makeTimer()
             dispatcher = RecordingDispatcher(clock: clock)
             scheduler = Scheduler(
@@ -79,7 +74,7 @@ import Testing
     @Test func fortnightDeliversExactlyWhatIsDueExactlyWhenDue() {
         let harness = Harness(start: "2026-10-20 00:00 UTC")
         harness.scheduler.install(Self.schedule(Self.fortnight))
-        harness.clock.advance(to: Self.date("2026-11-03 00:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-11-03 00:00 UTC"))
         #expect(harness.delivered == Self.fortnightExpected)
         #expect(harness.handedOffLate.isEmpty)
         // The past one-shot is reported, never delivered; the disabled one does nothing.
@@ -92,12 +87,12 @@ import Testing
     @Test func nothingBeforeItsTimeExactlyOnceAtIt() {
         let harness = Harness(start: "2026-10-28 05:00 UTC")
         harness.scheduler.install(Self.schedule([("exam", "[Trigger]\nAt=2026-10-28 07:00\n")]))
-        harness.clock.advance(to: Self.date("2026-10-28 05:59:59 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-10-28 05:59:59 UTC"))
         #expect(harness.delivered.isEmpty)
-        #expect(harness.scheduler.armedDeadline == Self.date("2026-10-28 06:00 UTC"))
-        harness.clock.advance(to: Self.date("2026-10-28 06:00 UTC"))
+        #expect(harness.scheduler.armedDeadline == TestDate.timestamp("2026-10-28 06:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-10-28 06:00 UTC"))
         #expect(harness.delivered == ["exam@2026-10-28T06:00:00Z"])
-        harness.clock.advance(to: Self.date("2026-11-28 06:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-11-28 06:00 UTC"))
         #expect(harness.delivered.count == 1)
         #expect(harness.scheduler.armedDeadline == nil)
     }
@@ -109,25 +104,25 @@ import Testing
             ("night", "[Trigger]\nOnCalendar=*-*-* 07:05\n"),
         ]
         harness.scheduler.install(Self.schedule(files))
-        harness.clock.advance(to: Self.date("2026-10-28 06:00 UTC"))
-        #expect(harness.scheduler.snooze("exam", for: .seconds(600)) == Self.date("2026-10-28 06:10 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-10-28 06:00 UTC"))
+        #expect(harness.scheduler.snooze("exam", for: .seconds(600)) == TestDate.timestamp("2026-10-28 06:10 UTC"))
         // A rebuild keeps the snooze.
         harness.scheduler.install(Self.schedule(files))
-        harness.clock.advance(to: Self.date("2026-10-28 06:09:59 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-10-28 06:09:59 UTC"))
         #expect(harness.delivered == ["exam@2026-10-28T06:00:00Z", "night@2026-10-28T06:05:00Z"])
-        harness.clock.advance(to: Self.date("2026-10-28 06:10 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-10-28 06:10 UTC"))
         #expect(
             harness.delivered == [
                 "exam@2026-10-28T06:00:00Z", "night@2026-10-28T06:05:00Z", "exam@2026-10-28T06:10:00Z",
             ])
         #expect(harness.handedOffLate.isEmpty)
-        harness.clock.advance(to: Self.date("2026-10-29 05:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-10-29 05:00 UTC"))
         #expect(harness.delivered.filter { $0.hasPrefix("exam@") }.count == 2)
         // Snoozing what no longer exists does nothing; a rebuild without it drops its snooze.
         #expect(harness.scheduler.snooze("nosuch", for: .seconds(60)) == nil)
         harness.scheduler.snooze("night", for: .seconds(60))
         harness.scheduler.install(Self.schedule([files[0]]))
-        harness.clock.advance(to: Self.date("2026-10-29 06:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-10-29 06:00 UTC"))
         #expect(harness.delivered.count == 3)  // neither night's snooze nor its next occurrence (06:05 UTC)
     }
 
@@ -168,7 +163,7 @@ import Testing
     /// A pinned notification (a runtime request) with nothing left to fire is finished only once its delivery is
     /// done: a crash in between must still find it to deliver it again.
     @Test func aPinnedRequestIsFinishedOnlyWhenItsDeliveryIsDone() {
-        let clock = ManualClock(Self.date("2026-10-20 00:00 UTC"))
+        let clock = ManualClock(TestDate.timestamp("2026-10-20 00:00 UTC"))
         let timer = clock.makeTimer()
         let dispatcher = HoldingDispatcher()
         let scheduler = Scheduler(
@@ -184,7 +179,7 @@ import Testing
         scheduler.pinnedDeliveryFinished = { finishedCalls.withLock { $0 += 1 } }
         scheduler.install(schedule)
         #expect(scheduler.status().finishedPinnedSources.isEmpty)
-        clock.advance(to: Self.date("2026-10-20 03:00 Europe/Berlin"))
+        clock.advance(to: TestDate.timestamp("2026-10-20 03:00 Europe/Berlin"))
         #expect(dispatcher.held == 2)
         #expect(scheduler.status().finishedPinnedSources.isEmpty)
         dispatcher.releaseAll()
@@ -196,14 +191,14 @@ import Testing
         let harness = Harness(start: "2026-10-20 00:00 UTC")
         harness.scheduler.install(Self.schedule(Self.fortnight))
         // Rebuild the same schedule every few hours: no duplicate, no loss, Every= keeps its anchor.
-        let end = Self.date("2026-11-03 00:00 UTC")
-        var instant = Self.date("2026-10-20 00:00 UTC")
+        let end = TestDate.timestamp("2026-11-03 00:00 UTC")
+        var instant = TestDate.timestamp("2026-10-20 00:00 UTC")
         while instant < end {
             instant = min(instant.addingTimeInterval(5 * 3600 + 17 * 60), end)
             harness.clock.advance(to: instant)
             harness.scheduler.install(Self.schedule(Self.fortnight))
         }
-        harness.clock.advance(to: Self.date("2026-11-03 00:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-11-03 00:00 UTC"))
         #expect(harness.delivered == Self.fortnightExpected)
         #expect(harness.log.events(.skippedPast).count == 1)
     }
@@ -212,19 +207,19 @@ import Testing
         let harness = Harness(start: "2026-10-28 05:00 UTC")
         harness.scheduler.install(Self.schedule([("exam", "[Trigger]\nAt=2026-10-28 07:00\n")]))
         // The clock passes the fire time while the rebuild loads (the timer has not run yet).
-        harness.clock.jump(to: Self.date("2026-10-28 06:00:00.2 UTC"))
+        harness.clock.jump(to: TestDate.timestamp("2026-10-28 06:00:00.2 UTC"))
         harness.scheduler.install(Self.schedule([("exam", "[Trigger]\nAt=2026-10-28 07:00\n")]))
-        #expect(harness.scheduler.armedDeadline == Self.date("2026-10-28 06:00 UTC"))
-        harness.clock.advance(to: Self.date("2026-10-28 06:00:01 UTC"))
+        #expect(harness.scheduler.armedDeadline == TestDate.timestamp("2026-10-28 06:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-10-28 06:00:01 UTC"))
         #expect(harness.delivered == ["exam@2026-10-28T06:00:00Z"])
     }
 
     @Test func aNotificationAddedAfterItsDateIsSkippedNotDelivered() {
         let harness = Harness(start: "2026-10-28 05:00 UTC")
         harness.scheduler.install(Self.schedule([]))
-        harness.clock.advance(to: Self.date("2026-10-28 08:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-10-28 08:00 UTC"))
         harness.scheduler.install(Self.schedule([("late", "[Trigger]\nAt=2026-10-28 07:00\n")]))
-        harness.clock.advance(to: Self.date("2026-10-29 08:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-10-29 08:00 UTC"))
         #expect(harness.delivered.isEmpty)
         #expect(harness.log.events(.skippedPast).count == 1)
     }
@@ -234,15 +229,15 @@ import Testing
         let hourly = ("kept", "[Trigger]\nOnCalendar=*-*-* 00/6:00\nPersistent=yes\n")
         harness.scheduler.install(Self.schedule([hourly]))
         // Removed at 01:00 UTC, added back at 13:30: 06:00 and 12:00 (Berlin) are not caught up.
-        harness.clock.advance(to: Self.date("2026-11-02 01:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-11-02 01:00 UTC"))
         harness.scheduler.install(Self.schedule([]))
-        harness.clock.advance(to: Self.date("2026-11-02 13:30 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-11-02 13:30 UTC"))
         harness.scheduler.install(Self.schedule([hourly]))
         // Edited at 14:00 to add a one-shot at 13:45, between the last processing and now: not fired either.
-        harness.clock.advance(to: Self.date("2026-11-02 14:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-11-02 14:00 UTC"))
         harness.scheduler.install(
             Self.schedule([("kept", "[Trigger]\nOnCalendar=*-*-* 00/6:00\nAt=2026-11-02 13:45 UTC\nPersistent=yes\n")]))
-        harness.clock.advance(to: Self.date("2026-11-02 18:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-11-02 18:00 UTC"))
         #expect(harness.delivered == ["kept@2026-11-02T17:00:00Z"])  // 18:00 in Berlin
         #expect(harness.dispatcher.records.allSatisfy { $0.missedCount == 0 })
         #expect(harness.log.events(.skippedPast).count == 1)
@@ -251,9 +246,9 @@ import Testing
     @Test func removingAFileStopsIt() {
         let harness = Harness(start: "2026-10-20 00:00 UTC")
         harness.scheduler.install(Self.schedule([("night", "[Trigger]\nOnCalendar=*-*-* 02:30\n")]))
-        harness.clock.advance(to: Self.date("2026-10-21 12:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-10-21 12:00 UTC"))
         harness.scheduler.install(Self.schedule([]))
-        harness.clock.advance(to: Self.date("2026-10-25 12:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-10-25 12:00 UTC"))
         #expect(harness.delivered == ["night@2026-10-20T00:30:00Z", "night@2026-10-21T00:30:00Z"])
         #expect(harness.scheduler.armedDeadline == nil)
     }
@@ -265,10 +260,10 @@ import Testing
                 ("hourly", "[Trigger]\nOnCalendar=hourly\n"),
                 ("kept", "[Trigger]\nOnCalendar=hourly\nPersistent=yes\n"),
             ]))
-        harness.clock.advance(to: Self.date("2026-11-02 01:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-11-02 01:00 UTC"))
         #expect(harness.delivered == ["hourly@2026-11-02T01:00:00Z", "kept@2026-11-02T01:00:00Z"])
         // The clock is stepped 5 h 30 min ahead: 02:00 ... 06:00 are jumped over.
-        harness.clock.jump(to: Self.date("2026-11-02 06:30 UTC"))
+        harness.clock.jump(to: TestDate.timestamp("2026-11-02 06:30 UTC"))
         harness.scheduler.clockChanged()
         let missed = harness.log.events(.missed)
         #expect(missed.count == 1)
@@ -279,7 +274,7 @@ import Testing
         #expect(caughtUp.first?.missedCount == 5)
         #expect(harness.log.events(.caughtUp).count == 1)
         // Then ordinary service resumes at 07:00.
-        harness.clock.advance(to: Self.date("2026-11-02 07:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-11-02 07:00 UTC"))
         #expect(harness.delivered.suffix(2) == ["hourly@2026-11-02T07:00:00Z", "kept@2026-11-02T07:00:00Z"])
         #expect(harness.dispatcher.records.count == 5)
     }
@@ -287,13 +282,13 @@ import Testing
     @Test func backwardJumpNeverRedelivers() {
         let harness = Harness(start: "2026-11-02 00:00 UTC")
         harness.scheduler.install(Self.schedule([("hourly", "[Trigger]\nOnCalendar=hourly\n")]))
-        harness.clock.advance(to: Self.date("2026-11-02 03:30 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-11-02 03:30 UTC"))
         #expect(harness.delivered.count == 3)
-        harness.clock.jump(to: Self.date("2026-11-02 01:15 UTC"))
+        harness.clock.jump(to: TestDate.timestamp("2026-11-02 01:15 UTC"))
         harness.scheduler.clockChanged()
         // Back at 01:15: 02:00 and 03:00 were delivered already; the next is 04:00.
-        #expect(harness.scheduler.armedDeadline == Self.date("2026-11-02 04:00 UTC"))
-        harness.clock.advance(to: Self.date("2026-11-02 04:00 UTC"))
+        #expect(harness.scheduler.armedDeadline == TestDate.timestamp("2026-11-02 04:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-11-02 04:00 UTC"))
         #expect(
             harness.delivered == [
                 "hourly@2026-11-02T01:00:00Z", "hourly@2026-11-02T02:00:00Z", "hourly@2026-11-02T03:00:00Z",
@@ -306,9 +301,9 @@ import Testing
         let harness = Harness(start: "2026-11-02 00:00 UTC")
         let files = (0..<50).map { ("n\($0)", "[Trigger]\nAt=2026-11-02 12:00 UTC\n") }
         harness.scheduler.install(Self.schedule(files))
-        harness.clock.advance(to: Self.date("2026-11-02 12:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-11-02 12:00 UTC"))
         #expect(harness.dispatcher.records.count == 50)
-        #expect(Set(harness.dispatcher.records.map(\.handedOffAt)) == [Self.date("2026-11-02 12:00 UTC")])
+        #expect(Set(harness.dispatcher.records.map(\.handedOffAt)) == [TestDate.timestamp("2026-11-02 12:00 UTC")])
         #expect(harness.timer.armCount == 1)
     }
 }

@@ -8,7 +8,6 @@ import Testing
 /// A state directory that cannot be written for a while (the disk is full): reported once, kept in memory,
 /// written again when space returns, and nothing lost or garbled on the way.
 @Suite struct StateFailureTests {
-    static func date(_ iso: String) -> Date { SchedulerTests.date(iso) }
 
     /// A disk that takes at most `room` more bytes (then fails with ENOSPC, after a partial write if it can),
     /// or everything while `room` is nil.
@@ -44,11 +43,11 @@ import Testing
         defer { directory.remove() }
         let disk = FillingDisk()
         let store = FileHistoryStore(directory: directory.path) { disk.write($0, $1) }
-        store.recordFirstSeen(["a"], at: Self.date("2026-11-02 00:00 UTC"))
+        store.recordFirstSeen(["a"], at: TestDate.timestamp("2026-11-02 00:00 UTC"))
         try store.flush()
         // Room for half a record: the first write stops in the middle of a line, the next fails outright.
         disk.fill(leaving: 30)
-        let hours = (1...5).map { Self.date("2026-11-02 0\($0):00 UTC") }
+        let hours = (1...5).map { TestDate.timestamp("2026-11-02 0\($0):00 UTC") }
         for hour in hours {
             store.recordOccurrence("a", at: hour, missed: 0)
             store.recordFinished("a", at: hour)
@@ -74,7 +73,7 @@ import Testing
         let directory = try TemporaryDirectory(prefix: "chime-state")
         defer { directory.remove() }
         let store = FileHistoryStore(directory: directory.path)
-        store.recordFirstSeen(["a"], at: Self.date("2026-11-02 00:00 UTC"))
+        store.recordFirstSeen(["a"], at: TestDate.timestamp("2026-11-02 00:00 UTC"))
         try store.flush()
         // A crash (or a full disk) in the middle of a record.
         let handle = try #require(FileHandle(forWritingAtPath: directory.path + "/occurrences.log"))
@@ -86,11 +85,11 @@ import Testing
         let (before, problemsBefore) = restarted.load()
         #expect(problemsBefore.isEmpty)
         #expect(before["a"]?.lastOccurrence == nil)
-        restarted.recordOccurrence("a", at: Self.date("2026-11-02 03:00 UTC"), missed: 0)
+        restarted.recordOccurrence("a", at: TestDate.timestamp("2026-11-02 03:00 UTC"), missed: 0)
         try restarted.flush()
         let (histories, problems) = FileHistoryStore(directory: directory.path).load()
         #expect(problems.isEmpty)
-        #expect(histories["a"]?.lastOccurrence == Self.date("2026-11-02 03:00 UTC"))
+        #expect(histories["a"]?.lastOccurrence == TestDate.timestamp("2026-11-02 03:00 UTC"))
     }
 
     /// A memory store whose writes fail while `failing` is set, as a full disk makes them.
@@ -139,7 +138,7 @@ import Testing
     }
 
     @Test func aStateThatCannotBeWrittenIsReportedOnceAndItsRecoveryOnce() {
-        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let clock = ManualClock(TestDate.timestamp("2026-11-02 00:00 UTC"))
         let store = FailingStore()
         let log = RecordingEventLog()
         let dispatcher = RecordingDispatcher(clock: clock)
@@ -147,7 +146,7 @@ import Testing
             clock: clock, timer: clock.makeTimer(), dispatcher: dispatcher, log: log, store: store)
         scheduler.install(SchedulerTests.schedule([("tick", "[Trigger]\nEvery=1s\n")]))
         store.fail(flush: true, compaction: true)
-        clock.advance(to: Self.date("2026-11-02 00:00:30 UTC"))
+        clock.advance(to: TestDate.timestamp("2026-11-02 00:00:30 UTC"))
         // 30 fires, each delivered on time and each trying to write, one report.
         #expect(dispatcher.records.count == 30)
         #expect(dispatcher.records.allSatisfy { $0.handedOffAt == $0.fireTime })
@@ -159,7 +158,7 @@ import Testing
         scheduler.install(SchedulerTests.schedule([("tick", "[Trigger]\nEvery=1s\n")]))
         #expect(log.events(.stateError).count == 1)
         store.fail(flush: false, compaction: false)
-        clock.advance(to: Self.date("2026-11-02 00:00:31 UTC"))
+        clock.advance(to: TestDate.timestamp("2026-11-02 00:00:31 UTC"))
         let events = log.events(.stateError)
         #expect(events.count == 2)
         #expect(events.last?.priority == .notice)
@@ -167,14 +166,14 @@ import Testing
             events.last?.message
                 == "State recorded again, after 31 failed attempt(s) since 2026-11-02T00:00:01.000000Z; "
                 + "nothing recorded meanwhile was lost.")
-        #expect(store.memory.stored["tick"]?.lastOccurrence == Self.date("2026-11-02 00:00:31 UTC"))
+        #expect(store.memory.stored["tick"]?.lastOccurrence == TestDate.timestamp("2026-11-02 00:00:31 UTC"))
         // And nothing more while writes succeed.
-        clock.advance(to: Self.date("2026-11-02 00:01:00 UTC"))
+        clock.advance(to: TestDate.timestamp("2026-11-02 00:01:00 UTC"))
         #expect(log.events(.stateError).count == 2)
     }
 
     @Test func whileStateCannotBeWrittenTheTimerAlsoWakesToTryAgain() {
-        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let clock = ManualClock(TestDate.timestamp("2026-11-02 00:00 UTC"))
         let timer = clock.makeTimer()
         let store = FailingStore()
         let log = RecordingEventLog()
@@ -183,21 +182,21 @@ import Testing
         store.fail(flush: true, compaction: true)
         scheduler.install(SchedulerTests.schedule([("exam", "[Trigger]\nAt=2026-11-03 07:00 UTC\n")]))
         // Nothing due for a day, yet the state is tried again in 10 s, and every 10 s while it fails.
-        #expect(scheduler.armedDeadline == Self.date("2026-11-02 00:00:10 UTC"))
-        clock.advance(to: Self.date("2026-11-02 00:00:30 UTC"))
+        #expect(scheduler.armedDeadline == TestDate.timestamp("2026-11-02 00:00:10 UTC"))
+        clock.advance(to: TestDate.timestamp("2026-11-02 00:00:30 UTC"))
         #expect(store.attempts == 4)
-        #expect(scheduler.armedDeadline == Self.date("2026-11-02 00:00:40 UTC"))
+        #expect(scheduler.armedDeadline == TestDate.timestamp("2026-11-02 00:00:40 UTC"))
         store.fail(flush: false, compaction: false)
-        clock.advance(to: Self.date("2026-11-02 00:00:40 UTC"))
+        clock.advance(to: TestDate.timestamp("2026-11-02 00:00:40 UTC"))
         #expect(log.events(.stateError).map(\.priority) == [.error, .notice])
         // Recovered: back to one wake-up, for the exam.
-        #expect(scheduler.armedDeadline == Self.date("2026-11-03 07:00 UTC"))
-        clock.advance(to: Self.date("2026-11-02 12:00 UTC"))
+        #expect(scheduler.armedDeadline == TestDate.timestamp("2026-11-03 07:00 UTC"))
+        clock.advance(to: TestDate.timestamp("2026-11-02 12:00 UTC"))
         #expect(store.attempts == 5)
     }
 
     @Test func aSnapshotThatCannotBeWrittenLeavesTheJournalWrittenAndIsReportedOnce() {
-        let clock = ManualClock(Self.date("2026-11-02 00:00 UTC"))
+        let clock = ManualClock(TestDate.timestamp("2026-11-02 00:00 UTC"))
         let store = FailingStore()
         let log = RecordingEventLog()
         let scheduler = Scheduler(

@@ -17,7 +17,7 @@ import Testing
         output.split(separator: "\n").compactMap { line in
             guard let data = line.data(using: .utf8),
                 let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                let fire = object["fire_time"] as? String, let date = ChimedProcessTests.date(iso: fire)
+                let fire = object["fire_time"] as? String, let date = TestDate.iso(fire)
             else { return nil }
             return Line(
                 fireTime: Int64((date.timeIntervalSince1970 * 1_000_000).rounded()),

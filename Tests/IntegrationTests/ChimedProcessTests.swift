@@ -93,7 +93,7 @@ import Testing
         #expect(times.count >= 4)
         #expect(Set(times).count == times.count, "duplicates: \(times)")
         // Backends run concurrently, so lines of deliveries made close together may come out of order.
-        let seconds = times.compactMap { Self.epochSeconds($0) }.sorted()
+        let seconds = times.compactMap { TestDate.microseconds(iso: $0).map { $0 / 1_000_000 } }.sorted()
         #expect(seconds == Array((seconds.first ?? 0)...(seconds.last ?? 0)), "gaps: \(times)")
     }
 
@@ -334,17 +334,5 @@ import Testing
         try directory.write("bad.notification", "[Notification]\nTitle=x\n[Trigger]\nCount=2\nEvery=1h\n")
         #expect(try ProcessRunner.run(chimed, ["--check", "--config-dir=\(directory.path)"]).status == 0)
         #expect(try ProcessRunner.run(chimed, ["--bogus"]).status == 64)
-    }
-
-    static func date(iso: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: iso)
-    }
-
-    static func epochSeconds(_ iso: String) -> Int? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: iso).map { Int($0.timeIntervalSince1970) }
     }
 }

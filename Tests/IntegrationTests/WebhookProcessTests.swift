@@ -16,8 +16,8 @@ struct WebhookProcessTests {
 
         init?(_ text: Substring) {
             guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-                let id = object["id"] as? String, let fire = (object["fire_time"] as? String).flatMap(Self.date),
-                let delivered = (object["delivered_at"] as? String).flatMap(Self.date)
+                let id = object["id"] as? String, let fire = (object["fire_time"] as? String).flatMap(TestDate.iso),
+                let delivered = (object["delivered_at"] as? String).flatMap(TestDate.iso)
             else { return nil }
             self.id = id
             fireTime = fire
@@ -25,15 +25,6 @@ struct WebhookProcessTests {
         }
 
         var lateness: TimeInterval { deliveredAt.timeIntervalSince(fireTime) }
-
-        /// `2026-12-01T07:00:00.000412Z` to the microsecond (ISO8601DateFormatter keeps only milliseconds).
-        static func date(_ text: String) -> Date? {
-            let parts = text.dropLast().split(separator: ".")
-            guard text.hasSuffix("Z"), parts.count == 2, let fraction = Double("0." + parts[1]) else { return nil }
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime]
-            return formatter.date(from: parts[0] + "Z")?.addingTimeInterval(fraction)
-        }
     }
 
     @Test func aWebhookStuckRetryingDelaysNoOtherDelivery() throws {
@@ -139,7 +130,7 @@ struct WebhookProcessTests {
         #expect(body["id"] as? String == "both")
         #expect(body["title"] as? String == "Both")
         #expect(body["backend"] as? String == "failing")
-        #expect((body["fire_time"] as? String).flatMap(Line.date) == both.fireTime)
+        #expect((body["fire_time"] as? String).flatMap(TestDate.iso) == both.fireTime)
         #expect(Set(attempts.map(\.body)).count == 1)
     }
 
