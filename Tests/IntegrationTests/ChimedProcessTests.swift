@@ -57,8 +57,7 @@ import Testing
         #expect(ready.contains("STATUS=1 scheduled; next: tick at "))
         // The snapshot follows READY=1 within moments (chimectl waits for it the same way).
         let path = instance.directory.path + "/run/schedule.json"
-        let deadline = Date().addingTimeInterval(2)
-        while !FileManager.default.fileExists(atPath: path) && Date() < deadline { usleep(10_000) }
+        _ = waitFor({ FileManager.default.fileExists(atPath: path) }, timeout: 2)
         let snapshot = try String(contentsOfFile: path, encoding: .utf8)
         #expect(snapshot.contains(#""id":"tick""#))
         let pid = try String(contentsOfFile: instance.directory.path + "/run/chimed.pid", encoding: .utf8)

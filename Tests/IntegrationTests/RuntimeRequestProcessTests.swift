@@ -56,12 +56,7 @@ import Testing
 
         /// Waits, up to `timeout` seconds, until chimed has delivered `id`.
         func waitForDelivery(of id: String, timeout: Double) -> Bool {
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                if delivered.contains(id) { return true }
-                usleep(50_000)
-            }
-            return false
+            waitFor({ delivered.contains(id) }, timeout: timeout)
         }
     }
 
@@ -96,8 +91,7 @@ import Testing
         let line = try #require(instance.process?.standardOutput.split(separator: "\n").first)
         #expect(line.hasPrefix(#"{"id":"soon","title":"A new item is downloaded","body":"","info":{},"fire_time":"#))
         // chimed rewrites its snapshot after the delivery, in the background.
-        let deadline = Date().addingTimeInterval(5)
-        while try listed(instance) != ["standup"] && Date() < deadline { usleep(50_000) }
+        _ = waitFor({ (try? listed(instance)) == ["standup"] }, timeout: 5)
         #expect(try listed(instance) == ["standup"])
     }
 
@@ -113,11 +107,10 @@ import Testing
                 == 0)
         #expect(try chimectl(["add", "--in", "1h", "--title", "Later", "--id", "later"], instance).status == 0)
         #expect(instance.waitForDelivery(of: "once", timeout: 5))
-        let deadline = Date().addingTimeInterval(10)
-        while instance.delivered.filter({ $0 == "twice" }).count < 2 && Date() < deadline { usleep(50_000) }
+        #expect(waitFor({ instance.delivered.filter { $0 == "twice" }.count == 2 }, timeout: 10))
         // The files go once the deliveries are done; chimed removes them right after.
         func requests() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: added)) ?? []).sorted() }
-        while requests() != ["later.notification"] && Date() < deadline { usleep(50_000) }
+        _ = waitFor({ requests() == ["later.notification"] }, timeout: 10)
         #expect(requests() == ["later.notification"])
         #expect(instance.delivered.filter { $0 == "once" } == ["once"])
         #expect(instance.delivered.filter { $0 == "twice" } == ["twice", "twice"])
