@@ -13,11 +13,8 @@ import Testing
     static func restart(_ clock: ManualClock, store: MemoryHistoryStore) -> (
         Scheduler, RecordingDispatcher, RecordingEventLog
     ) {
-        let dispatcher = RecordingDispatcher(clock: clock)
-        let log = RecordingEventLog()
-        let scheduler = Scheduler(
-            clock: clock, timer: clock.makeTimer(), dispatcher: dispatcher, log: log, store: store)
-        return (scheduler, dispatcher, log)
+        let harness = SchedulerHarness(clock: clock, store: store)
+        return (harness.scheduler, harness.dispatcher, harness.log)
     }
 
     @Test(arguments: [false, true])

@@ -26,30 +26,7 @@ import Testing
         return schedule
     }
 
-    struct Harness {
-        let clock: ManualClock
-        let timer: ManualTimer
-        let dispatcher: RecordingDispatcher
-        let log = RecordingEventLog()
-        let scheduler: Scheduler
-
-        init(start: String) {
-            clock = ManualClock(TestDate.timestamp(start))
-            timer = clock.makeTimer()
-            dispatcher = RecordingDispatcher(clock: clock)
-            scheduler = Scheduler(
-                clock: clock, timer: timer, dispatcher: dispatcher, log: log, store: MemoryHistoryStore())
-        }
-
-        /// Delivered occurrences as `id@fire-time`, each checked to have been handed off exactly at its fire time.
-        var delivered: [String] {
-            dispatcher.records.map { "\($0.id)@\(SchedulerTests.iso($0.fireTime))" }
-        }
-
-        var handedOffLate: [String] {
-            dispatcher.records.filter { $0.handedOffAt != $0.fireTime && $0.missedCount == 0 }.map(\.id)
-        }
-    }
+    typealias Harness = SchedulerHarness
 
     static let fortnight: [(String, String)] = [
         ("exam", "[Trigger]\nAt=2026-10-28 07:00\n"),

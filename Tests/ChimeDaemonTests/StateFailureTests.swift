@@ -140,10 +140,8 @@ import Testing
     @Test func aStateThatCannotBeWrittenIsReportedOnceAndItsRecoveryOnce() {
         let clock = ManualClock(TestDate.timestamp("2026-11-02 00:00 UTC"))
         let store = FailingStore()
-        let log = RecordingEventLog()
-        let dispatcher = RecordingDispatcher(clock: clock)
-        let scheduler = Scheduler(
-            clock: clock, timer: clock.makeTimer(), dispatcher: dispatcher, log: log, store: store)
+        let harness = SchedulerHarness(clock: clock, store: store)
+        let (scheduler, dispatcher, log) = (harness.scheduler, harness.dispatcher, harness.log)
         scheduler.install(SchedulerTests.schedule([("tick", "[Trigger]\nEvery=1s\n")]))
         store.fail(flush: true, compaction: true)
         clock.advance(to: TestDate.timestamp("2026-11-02 00:00:30 UTC"))
@@ -174,11 +172,9 @@ import Testing
 
     @Test func whileStateCannotBeWrittenTheTimerAlsoWakesToTryAgain() {
         let clock = ManualClock(TestDate.timestamp("2026-11-02 00:00 UTC"))
-        let timer = clock.makeTimer()
         let store = FailingStore()
-        let log = RecordingEventLog()
-        let scheduler = Scheduler(
-            clock: clock, timer: timer, dispatcher: RecordingDispatcher(clock: clock), log: log, store: store)
+        let harness = SchedulerHarness(clock: clock, store: store)
+        let (scheduler, log) = (harness.scheduler, harness.log)
         store.fail(flush: true, compaction: true)
         scheduler.install(SchedulerTests.schedule([("exam", "[Trigger]\nAt=2026-11-03 07:00 UTC\n")]))
         // Nothing due for a day, yet the state is tried again in 10 s, and every 10 s while it fails.
@@ -198,10 +194,8 @@ import Testing
     @Test func aSnapshotThatCannotBeWrittenLeavesTheJournalWrittenAndIsReportedOnce() {
         let clock = ManualClock(TestDate.timestamp("2026-11-02 00:00 UTC"))
         let store = FailingStore()
-        let log = RecordingEventLog()
-        let scheduler = Scheduler(
-            clock: clock, timer: clock.makeTimer(), dispatcher: RecordingDispatcher(clock: clock), log: log,
-            store: store)
+        let harness = SchedulerHarness(clock: clock, store: store)
+        let (scheduler, log) = (harness.scheduler, harness.log)
         store.fail(flush: false, compaction: true)
         for _ in 0..<3 {
             scheduler.install(SchedulerTests.schedule([("tick", "[Trigger]\nEvery=1s\n")]))
