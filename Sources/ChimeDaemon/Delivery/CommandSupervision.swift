@@ -1,0 +1,135 @@
+import CChimeShims
+import Foundation
+import Glibc
+
+/// One started program watched to the end of its run (see `CommandRunner`): waits in poll(2) on its pidfd, its
+/// pipes, the cancellation pipe and, once it has exited, the pidfds of what it left in its group, and handles each
+/// event as it comes — stdin writable, output, stderr, the exit, a timeout or a cancellation that stops the group.
+struct CommandSupervision {
+    private var child: ChildProcess
+    private let input: [UInt8]
+    private let outputLimit: Int?
+    private let deadline: ContinuousClock.Instant
+    private let cancellation: CancellationPipe?
+    private var outcome = CommandOutcome(ending: .exited(status: 0))
+    /// How much of `input` has been written.
+    private var written = 0
+    /// Set once the group has been told to stop: when SIGKILL follows.
+    private var killAt: ContinuousClock.Instant?
+    private var buffer = [UInt8](repeating: 0, count: 65536)
+
+    init(
+        _ child: ChildProcess, input: [UInt8], outputLimit: Int?, deadline: ContinuousClock.Instant,
+        cancellation: CancellationPipe?
+    ) {
+        self.child = child
+        self.input = input
+        self.outputLimit = outputLimit
+        self.deadline = deadline
+        self.cancellation = cancellation
+        if input.isEmpty { self.child.closeInput() }
+    }
+
+    /// Watches the run to its end and says how it ended; every descriptor is closed after.
+    mutating func run() throws -> CommandOutcome {
+        defer { child.closeAll() }
+        while try step() {}
+        outcome.standardErrorTail = Array(outcome.standardErrorTail.suffix(CommandRunner.standardErrorTailLimit))
+        if killAt != nil {
+            // Whatever of the group ignored SIGTERM but closed its output is not left behind either.
+            child.signalGroup(SIGKILL)
+        } else if let status = child.status {
+            // wait(2) status: the low 7 bits are the terminating signal, or 0 and the exit status above them.
+            outcome.ending = status & 0x7f == 0 ? .exited(status: (status >> 8) & 0xff) : .killedBySignal(status & 0x7f)
+        }
+        return outcome
+    }
+
+    /// Stops the group: SIGTERM now, SIGKILL `CommandRunner.killGrace` later; the run ends `ending`.
+    private mutating func stop(_ ending: CommandOutcome.Ending) {
+        guard killAt == nil else { return }
+        outcome.ending = ending
+        child.closeInput()
+        child.signalGroup(SIGTERM)
+        killAt = ContinuousClock.now + CommandRunner.killGrace
+    }
+
+    /// Waits for what happens next and handles it; `false` once the run is over.
+    private mutating func step() throws -> Bool {
+        if child.status != nil, child.output < 0, child.standardError < 0 {
+            // Being stopped, whatever is left of the group gets SIGKILL in `run`.
+            if killAt != nil { return false }
+            if child.stragglers.isEmpty && !child.watchStragglers() { return false }
+        }
+        let now = ContinuousClock.now
+        if let killAt, now >= killAt {
+            child.signalGroup(SIGKILL)
+            // A process outside the group (one that called setsid) may hold the pipes forever: from here on only
+            // the exit counts.
+            child.closeOutput()
+            child.awaitExit()
+            return false
+        }
+        if killAt == nil, now >= deadline { stop(.timedOut) }
+        var descriptors = [
+            pollfd(fd: child.status == nil ? child.pidDescriptor : -1, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: child.input, events: Int16(POLLOUT), revents: 0),
+            pollfd(fd: child.output, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: child.standardError, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: cancellation?.readEnd ?? -1, events: Int16(POLLIN), revents: 0),
+        ]
+        descriptors += child.stragglers.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        let ready = poll(
+            &descriptors, nfds_t(descriptors.count), CommandRunner.milliseconds((killAt ?? deadline) - now))
+        if ready < 0 {
+            guard errno == EINTR else {
+                let failure = SystemCallError(call: "poll", errno: errno)
+                child.signalGroup(SIGKILL)
+                child.awaitExit()
+                throw CommandStartError.system(failure)
+            }
+            return true
+        }
+        if descriptors[0].revents != 0 { child.reap() }
+        if descriptors[1].revents != 0 { writeInput() }
+        // Once it is being stopped, what it still prints is drained but not kept: memory stays bounded.
+        if descriptors[2].revents != 0, let chunk = Self.read(&child.output, into: &buffer), killAt == nil {
+            outcome.output += chunk
+            if outcome.output.count > outputLimit ?? .max { stop(.printedTooMuch) }
+        }
+        if descriptors[3].revents != 0, let chunk = Self.read(&child.standardError, into: &buffer) {
+            outcome.standardErrorTail += chunk
+            let limit = CommandRunner.standardErrorTailLimit
+            if outcome.standardErrorTail.count > 2 * limit {
+                outcome.standardErrorTail.removeFirst(outcome.standardErrorTail.count - limit)
+            }
+        }
+        if descriptors[4].revents != 0 { stop(.cancelled) }
+        // One has ended: look again, for it may have started others.
+        if descriptors[5...].contains(where: { $0.revents != 0 }) { child.closeStragglers() }
+        return true
+    }
+
+    /// Writes what stdin takes now; closes it once all is written, or when nobody reads it any more (EPIPE).
+    private mutating func writeInput() {
+        let count = input[written...].withUnsafeBytes {
+            chime_write_without_sigpipe(child.input, $0.baseAddress, UInt($0.count))
+        }
+        if count > 0 { written += count }
+        if written == input.count || (count < 0 && -count != Int(EAGAIN) && -count != Int(EINTR)) {
+            child.closeInput()
+        }
+    }
+
+    /// Reads what is there from `descriptor`; closes it (-1) at end of file or on an error.
+    private static func read(_ descriptor: inout Int32, into buffer: inout [UInt8]) -> ArraySlice<UInt8>? {
+        let count = Glibc.read(descriptor, &buffer, buffer.count)
+        if count < 0 && (errno == EINTR || errno == EAGAIN) { return nil }
+        guard count > 0 else {
+            close(descriptor)
+            descriptor = -1
+            return nil
+        }
+        return buffer[..<count]
+    }
+}
