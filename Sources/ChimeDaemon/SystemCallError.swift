@@ -20,15 +20,8 @@ public struct SystemCallError: Error, Equatable, Sendable, CustomStringConvertib
         return result
     }
 
-    /// Converts libc's "-1 and `errno`" convention into a thrown error.
-    /// - Returns: `result`, when it is not -1.
-    @discardableResult
-    public static func checkErrno(_ result: Int32, call: String) throws(SystemCallError) -> Int32 {
-        if result == -1 {
-            throw SystemCallError(call: call, errno: Glibc.errno)
-        }
-        return result
-    }
+    /// The errno, with its names.
+    public var code: Errno { Errno(errno) }
 
     public var description: String {
         "\(call): \(String(cString: strerror(errno)))"

@@ -51,7 +51,7 @@ import Testing
         for hour in hours {
             store.recordOccurrence("a", at: hour, missed: 0)
             store.recordFinished("a", at: hour)
-            #expect(throws: AtomicFile.WriteError.self) { try store.flush() }
+            #expect(throws: SystemCallError.self) { try store.flush() }
         }
         #expect(disk.failures >= 5)
         disk.free()

@@ -48,10 +48,12 @@ public struct PosixFileKindProbe: FileKindProbe {
                 guard filled <= limit else { throw FileTooLarge(size: nil) }
                 bytes.append(contentsOf: repeatElement(0, count: min(bytes.count, limit + 1 - bytes.count)))
             }
-            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ReadFailure(errno: errno)
+            let count: Int
+            switch SystemCall.retrying({
+                bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            }) {
+            case .success(let value): count = value
+            case .failure(let failure): throw ReadFailure(errno: failure.rawValue)
             }
             if count == 0 { return Data(bytes[0..<filled]) }
             filled += count

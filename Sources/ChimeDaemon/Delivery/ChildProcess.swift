@@ -79,12 +79,10 @@ struct ChildProcess {
     /// Collects the exit status; the pidfd said it has exited, so this does not wait.
     mutating func reap() {
         var value: Int32 = 0
-        while waitpid(pid, &value, 0) < 0 {
-            guard errno == EINTR else {
-                // Reaped by somebody else (a SIGCHLD handler calling waitpid(-1)): the status is lost.
-                status = 0x7f
-                return
-            }
+        guard case .success = SystemCall.retrying({ waitpid(pid, &value, 0) }) else {
+            // Reaped by somebody else (a SIGCHLD handler calling waitpid(-1)): the status is lost.
+            status = 0x7f
+            return
         }
         status = value
     }

@@ -79,16 +79,13 @@ struct CommandSupervision {
             pollfd(fd: cancellation?.readEnd ?? -1, events: Int16(POLLIN), revents: 0),
         ]
         descriptors += child.stragglers.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        let ready = poll(
-            &descriptors, nfds_t(descriptors.count), CommandRunner.milliseconds((killAt ?? deadline) - now))
-        if ready < 0 {
-            guard errno == EINTR else {
-                let failure = SystemCallError(call: "poll", errno: errno)
-                child.signalGroup(SIGKILL)
-                child.awaitExit()
-                throw CommandStartError.system(failure)
-            }
-            return true
+        let timeout = CommandRunner.milliseconds((killAt ?? deadline) - now)
+        if case .failure(let failure) = SystemCall.retrying({
+            poll(&descriptors, nfds_t(descriptors.count), timeout)
+        }) {
+            child.signalGroup(SIGKILL)
+            child.awaitExit()
+            throw CommandStartError.system(SystemCallError(call: "poll", errno: failure.rawValue))
         }
         if descriptors[0].revents != 0 { child.reap() }
         if descriptors[1].revents != 0 { writeInput() }
@@ -116,20 +113,23 @@ struct CommandSupervision {
             chime_write_without_sigpipe(child.input, $0.baseAddress, UInt($0.count))
         }
         if count > 0 { written += count }
-        if written == input.count || (count < 0 && -count != Int(EAGAIN) && -count != Int(EINTR)) {
+        let failure = count < 0 ? Errno(Int32(-count)) : nil
+        if written == input.count || (failure != nil && failure != .wouldBlock && failure != .interrupted) {
             child.closeInput()
         }
     }
 
     /// Reads what is there from `descriptor`; closes it (-1) at end of file or on an error.
     private static func read(_ descriptor: inout Int32, into buffer: inout [UInt8]) -> ArraySlice<UInt8>? {
-        let count = Glibc.read(descriptor, &buffer, buffer.count)
-        if count < 0 && (errno == EINTR || errno == EAGAIN) { return nil }
-        guard count > 0 else {
+        switch SystemCall.retrying({ Glibc.read(descriptor, &buffer, buffer.count) }) {
+        case .success(let count) where count > 0:
+            return buffer[..<count]
+        case .failure(.wouldBlock):
+            return nil
+        default:
             close(descriptor)
             descriptor = -1
             return nil
         }
-        return buffer[..<count]
     }
 }

@@ -84,15 +84,7 @@ enum StandardError {
     /// Writes `line` and a newline in one `write(2)` where possible, so that lines of several threads do not
     /// interleave.
     @Sendable static func writeLine(_ line: String) {
-        var bytes = Array(line.utf8)
-        bytes.append(UInt8(ascii: "\n"))
-        var written = 0
-        while written < bytes.count {
-            let result = bytes[written...].withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-            if result < 0 && errno == EINTR { continue }
-            // Standard error is the report of last resort: when it fails there is nowhere left to say so.
-            guard result > 0 else { return }
-            written += result
-        }
+        // Standard error is the report of last resort: when it fails there is nowhere left to say so.
+        try? SystemCall.writeAll(STDERR_FILENO, Array(line.utf8) + [UInt8(ascii: "\n")], call: "write")
     }
 }

@@ -194,23 +194,19 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
             guard !unwritten.isEmpty || !synced else { return }
             if logDescriptor < 0 {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                logDescriptor = open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-                guard logDescriptor >= 0 else {
-                    throw AtomicFile.WriteError(path: logPath, operation: "open", errno: errno)
+                logDescriptor = try SystemCall.retrying("open \(logPath)") {
+                    open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
                 }
             }
+            // Byte by byte what was written leaves `unwritten`: a write cut short keeps the rest, in order.
             while !unwritten.isEmpty {
-                let written = unwritten.withUnsafeBytes { writeBytes(logDescriptor, $0) }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw AtomicFile.WriteError(path: logPath, operation: "write", errno: errno)
+                let written = try SystemCall.retrying("write \(logPath)") {
+                    unwritten.withUnsafeBytes { writeBytes(logDescriptor, $0) }
                 }
                 unwritten.removeFirst(written)
                 synced = false
             }
-            guard fdatasync(logDescriptor) == 0 else {
-                throw AtomicFile.WriteError(path: logPath, operation: "fdatasync", errno: errno)
-            }
+            try SystemCall.retrying("fdatasync \(logPath)") { fdatasync(logDescriptor) }
             synced = true
         }
     }

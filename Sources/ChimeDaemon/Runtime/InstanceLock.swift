@@ -61,13 +61,15 @@ public final class InstanceLock: @unchecked Sendable {
     private static func lock(_ path: String, directory: String) throws -> (descriptor: Int32, status: stat) {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         while true {
-            let descriptor = try SystemCallError.checkErrno(
-                open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644), call: "open \(path)")
-            if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-                let failure = errno
+            let descriptor = try SystemCall.retrying("open \(path)") {
+                open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            }
+            if case .failure(let failure) = SystemCall.retrying({ flock(descriptor, LOCK_EX | LOCK_NB) }) {
                 let holder = readPID(descriptor)
                 close(descriptor)
-                guard failure == EWOULDBLOCK else { throw SystemCallError(call: "flock \(path)", errno: failure) }
+                guard failure == .wouldBlock else {
+                    throw SystemCallError(call: "flock \(path)", errno: failure.rawValue)
+                }
                 throw Held(directory: directory, pid: holder)
             }
             // A chimed that was stopping may have removed the file between the open and the lock: then the lock

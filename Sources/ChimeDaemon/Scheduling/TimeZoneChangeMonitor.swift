@@ -38,11 +38,9 @@ public final class TimeZoneChangeMonitor: Sendable {
         self.handler = handler
         let (directory, name) = Self.split(path)
         fileName = Array(name.utf8)
-        let descriptor = try SystemCallError.checkErrno(
-            inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)), call: "inotify_init1")
+        let descriptor = try SystemCall.retrying("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
         do {
-            try SystemCallError.checkErrno(
-                inotify_add_watch(descriptor, directory, Self.eventMask), call: "inotify_add_watch")
+            try SystemCall.retrying("inotify_add_watch") { inotify_add_watch(descriptor, directory, Self.eventMask) }
         } catch {
             close(descriptor)
             throw error
@@ -89,10 +87,12 @@ public final class TimeZoneChangeMonitor: Sendable {
         // Room for at least one event with the longest name (NAME_MAX plus its NUL), as inotify(7) requires.
         withUnsafeTemporaryAllocation(byteCount: 16 * (headerSize + 256), alignment: 8) { buffer in
             while true {
-                let count = read(watch.descriptor, buffer.baseAddress, buffer.count)
-                if count < 0 && errno == EINTR { continue }
                 // EAGAIN: all read. Nothing else can fail on a valid inotify descriptor and a large enough buffer.
-                guard count > 0 else { return }
+                guard
+                    case .success(let count) = SystemCall.retrying({
+                        read(watch.descriptor, buffer.baseAddress, buffer.count)
+                    }), count > 0
+                else { return }
                 var offset = 0
                 while offset + headerSize <= count {
                     let mask = buffer.loadUnaligned(fromByteOffset: offset + maskOffset, as: UInt32.self)

@@ -1,0 +1,61 @@
+import Glibc
+
+/// The one way the daemon's code makes a libc call that can be interrupted: a call that fails with `EINTR` (a
+/// signal arrived meanwhile) is made again, and a failure comes back as the `Errno` it left.
+public enum SystemCall {
+    /// Calls `body`, a libc call with the convention "-1 and `errno`", again while it fails with `EINTR`.
+    /// - Returns: what it returned, or the errno of its failure.
+    public static func retrying<Value: SignedInteger>(_ body: () -> Value) -> Result<Value, Errno> {
+        while true {
+            let value = body()
+            guard value == -1 else { return .success(value) }
+            let failure = Errno.current
+            guard failure != .interrupted else { continue }
+            return .failure(failure)
+        }
+    }
+
+    /// As `retrying(_:)`, throwing a failure as a `SystemCallError` naming `call`.
+    @discardableResult
+    public static func retrying<Value: SignedInteger>(
+        _ call: @autoclosure () -> String, _ body: () -> Value
+    ) throws(SystemCallError) -> Value {
+        switch retrying(body) {
+        case .success(let value): return value
+        case .failure(let failure): throw SystemCallError(call: call(), errno: failure.rawValue)
+        }
+    }
+
+    /// Writes all of `bytes` to `descriptor` with `write(2)`, however many calls that takes.
+    public static func writeAll(
+        _ descriptor: Int32, _ bytes: some Collection<UInt8>, call: @autoclosure () -> String
+    ) throws(SystemCallError) {
+        var rest = Array(bytes)[...]
+        while !rest.isEmpty {
+            let written = try retrying(call()) { rest.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } }
+            rest = rest.dropFirst(written)
+        }
+    }
+}
+
+/// An `errno` value, with Swift names for those chime's code looks for.
+public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int32
+
+    public init(_ rawValue: Int32) {
+        self.rawValue = rawValue
+    }
+
+    /// The calling thread's `errno` now.
+    public static var current: Errno { Errno(Glibc.errno) }
+
+    public static let interrupted = Errno(EINTR)
+    public static let wouldBlock = Errno(EAGAIN)
+    public static let textFileBusy = Errno(ETXTBSY)
+    public static let noSuchProcess = Errno(ESRCH)
+    public static let noSuchFile = Errno(ENOENT)
+    public static let noSpace = Errno(ENOSPC)
+
+    /// `No space left on device`.
+    public var description: String { String(cString: strerror(rawValue)) }
+}
