@@ -4,9 +4,8 @@ import Foundation
 /// Everything a command reads from or writes to the outside world, so that tests can run commands in-process.
 public struct CommandContext: Sendable {
     /// Collects what a command prints; the real program writes it to the file descriptors.
-    public final class Stream: @unchecked Sendable {
-        private let lock = NSLock()
-        private var buffer: [UInt8] = []
+    public final class Stream: Sendable {
+        private let buffer = Locked<[UInt8]>([])
         private let sink: (@Sendable ([UInt8]) -> Void)?
         private let bufferLimit: Int
 
@@ -30,26 +29,30 @@ public struct CommandContext: Sendable {
 
         /// Appends UTF-8 text given as bytes, as `write(_:)` does.
         public func write(bytes: some Collection<UInt8>) {
-            lock.lock()
-            if let sink, buffer.isEmpty, bytes.count >= bufferLimit, let whole = bytes as? [UInt8] {
+            let hasSink = sink != nil
+            let limit = bufferLimit
+            let (direct, full) = buffer.withLock { buffer -> ([UInt8]?, Bool) in
                 // A chunk at least as large as the buffer goes straight on, without a copy.
-                lock.unlock()
-                sink(whole)
-                return
+                if hasSink, buffer.isEmpty, bytes.count >= limit, let whole = bytes as? [UInt8] {
+                    return (whole, false)
+                }
+                buffer.append(contentsOf: bytes)
+                return (nil, hasSink && buffer.count >= limit)
             }
-            buffer.append(contentsOf: bytes)
-            let full = sink != nil && buffer.count >= bufferLimit
-            lock.unlock()
-            if full { flush() }
+            if let direct, let sink {
+                sink(direct)
+            } else if full {
+                flush()
+            }
         }
 
         /// Hands what is buffered to the sink.
         public func flush() {
             guard let sink else { return }
-            lock.lock()
-            let pending = buffer
-            buffer = []
-            lock.unlock()
+            let pending = buffer.withLock { buffer in
+                defer { buffer = [] }
+                return buffer
+            }
             if !pending.isEmpty { sink(pending) }
         }
 
@@ -59,9 +62,7 @@ public struct CommandContext: Sendable {
 
         /// What has been written so far and not yet flushed.
         public var text: String {
-            lock.lock()
-            defer { lock.unlock() }
-            return String(decoding: buffer, as: UTF8.self)
+            buffer.withLock { String(decoding: $0, as: UTF8.self) }
         }
     }
 

@@ -127,15 +127,14 @@ private final class OutcomeLog: EventLog, @unchecked Sendable {
         var error: String
     }
 
-    private let lock = NSLock()
-    private var list: [Failure] = []
+    private let list = Locked<[Failure]>([])
 
     func record(_ event: DaemonEvent) {
         guard event.kind == .deliveryFailed else { return }
         func field(_ name: String) -> String { event.fields.first { $0.name == name }?.value ?? "" }
         let failure = Failure(id: field("CHIME_ID"), backend: field("CHIME_BACKEND"), error: field("CHIME_ERROR"))
-        lock.withLock { list.append(failure) }
+        list.withLock { $0.append(failure) }
     }
 
-    var failures: [Failure] { lock.withLock { list } }
+    var failures: [Failure] { list.withLock { $0 } }
 }

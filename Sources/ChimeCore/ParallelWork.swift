@@ -53,12 +53,11 @@ public enum ParallelWork {
     }
 
     /// Hands out indices, each once.
-    private final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = 0
+    private final class Counter: Sendable {
+        private let value = Locked(0)
 
         func next(below limit: Int) -> Int? {
-            lock.withLock {
+            value.withLock { value in
                 guard value < limit else { return nil }
                 defer { value += 1 }
                 return value

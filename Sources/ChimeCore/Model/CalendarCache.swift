@@ -5,16 +5,11 @@ import Foundation
 /// and keeps it once (a list of one event is some 140 bytes). Thread-safe (a load validates on all cores). It lives
 /// for one load, so what it holds beyond the shared lists (its table and keys, about 100 bytes a list) is given back
 /// when the load ends; `capacity` bounds that while loading a schedule whose events are all different.
-public final class CalendarCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var calendars: [String: [CalendarSpec]] = [:]
-    /// One copy of each one-element component list seen (`[5]` for the hour of every event at 05:MM): events that
-    /// differ only in the minute still share their hour, day, month… lists.
-    private var components: [CalendarSpec.Component: [CalendarSpec.Component]] = [:]
-    private let capacity: Int
+public final class CalendarCache: Sendable {
+    private let state: Locked<State>
 
     public init(capacity: Int = 262_144) {
-        self.capacity = capacity
+        state = Locked(State(capacity: capacity))
     }
 
     /// The key of a notification's events: their texts and the zone they are read in.
@@ -28,34 +23,48 @@ public final class CalendarCache: @unchecked Sendable {
     }
 
     func calendars(for key: String) -> [CalendarSpec]? {
-        lock.withLock { calendars[key] }
+        state.withLock { $0.calendars[key] }
     }
 
     /// Keeps `list` for notifications with the same events, and returns it with its component lists shared with
     /// those of events kept before.
     func keep(_ list: [CalendarSpec], for key: String) -> [CalendarSpec] {
-        lock.withLock {
-            let shared = list.map(sharingComponents)
+        state.withLock { $0.keep(list, for: key) }
+    }
+
+    private struct State {
+        let capacity: Int
+        var calendars: [String: [CalendarSpec]] = [:]
+        /// One copy of each one-element component list seen (`[5]` for the hour of every event at 05:MM): events
+        /// that differ only in the minute still share their hour, day, month… lists.
+        var components: [CalendarSpec.Component: [CalendarSpec.Component]] = [:]
+
+        init(capacity: Int) {
+            self.capacity = capacity
+        }
+
+        mutating func keep(_ list: [CalendarSpec], for key: String) -> [CalendarSpec] {
+            let shared = list.map { sharingComponents($0) }
             if calendars.count < capacity { calendars[key] = shared }
             return shared
         }
-    }
 
-    private func sharingComponents(_ spec: CalendarSpec) -> CalendarSpec {
-        var spec = spec
-        spec.year = spec.year.map(share)
-        spec.month = spec.month.map(share)
-        spec.day = spec.day.map(share)
-        spec.hour = spec.hour.map(share)
-        spec.minute = spec.minute.map(share)
-        spec.microsecond = spec.microsecond.map(share)
-        return spec
-    }
+        private mutating func sharingComponents(_ spec: CalendarSpec) -> CalendarSpec {
+            var spec = spec
+            spec.year = spec.year.map { share($0) }
+            spec.month = spec.month.map { share($0) }
+            spec.day = spec.day.map { share($0) }
+            spec.hour = spec.hour.map { share($0) }
+            spec.minute = spec.minute.map { share($0) }
+            spec.microsecond = spec.microsecond.map { share($0) }
+            return spec
+        }
 
-    private func share(_ list: [CalendarSpec.Component]) -> [CalendarSpec.Component] {
-        guard list.count == 1 else { return list }
-        if let known = components[list[0]] { return known }
-        if components.count < capacity { components[list[0]] = list }
-        return list
+        private mutating func share(_ list: [CalendarSpec.Component]) -> [CalendarSpec.Component] {
+            guard list.count == 1 else { return list }
+            if let known = components[list[0]] { return known }
+            if components.count < capacity { components[list[0]] = list }
+            return list
+        }
     }
 }

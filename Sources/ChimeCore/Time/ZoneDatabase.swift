@@ -135,25 +135,24 @@ public struct ZoneDatabase: Sendable {
     }
 
     /// Lookups already made, by zone name; shared by the copies of one caching database, possibly across threads.
-    private final class Cache: @unchecked Sendable {
+    private final class Cache: Sendable {
         struct Tables {
             var validity: [String: Bool] = [:]
             var rules: [String: Result<ZoneRules, ZoneError>] = [:]
         }
 
-        private let lock = NSLock()
-        private var tables = Tables()
+        private let tables = Locked(Tables())
 
         var lookups: Lookups {
-            lock.withLock { Lookups(validity: tables.validity, rules: tables.rules) }
+            tables.withLock { Lookups(validity: $0.validity, rules: $0.rules) }
         }
 
         func value<Value>(
             for name: String, in table: WritableKeyPath<Tables, [String: Value]>, lookUp: () -> Value
         ) -> Value {
-            if let known = lock.withLock({ tables[keyPath: table][name] }) { return known }
+            if let known = tables.withLock({ $0[keyPath: table][name] }) { return known }
             let value = lookUp()
-            lock.withLock { tables[keyPath: table][name] = value }
+            tables.withLock { $0[keyPath: table][name] = value }
             return value
         }
     }

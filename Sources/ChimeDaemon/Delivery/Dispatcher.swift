@@ -7,10 +7,8 @@ import Foundation
 /// Each outcome is logged as its own event with `CHIME_BACKEND=`, except by backends whose delivery is itself
 /// the journal entry (`recordsOwnDelivery`).
 public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
-    /// The backends and the defaults, replaced as a whole when chimed.conf changes (under `lock`).
-    private var backends: [String: any DeliveryBackend]
-    private var defaultBackends: [String]
-    private let lock = NSLock()
+    /// The backends by name and the defaults, replaced as a whole when chimed.conf changes.
+    private let configured: Locked<(backends: [String: any DeliveryBackend], defaultBackends: [String])>
     private let timeout: Duration
     private let clock: any WallClock
     private let log: any EventLog
@@ -20,8 +18,7 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
         backends: [any DeliveryBackend], defaultBackends: [String], timeout: Duration = .seconds(30),
         clock: any WallClock, log: any EventLog
     ) {
-        self.backends = Dictionary(backends.map { ($0.name, $0) }) { first, _ in first }
-        self.defaultBackends = defaultBackends
+        configured = Locked((Dictionary(backends.map { ($0.name, $0) }) { first, _ in first }, defaultBackends))
         self.timeout = timeout
         self.clock = clock
         self.log = log
@@ -31,18 +28,15 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
     /// the backends they started with.
     public func reconfigure(backends: [any DeliveryBackend], defaultBackends: [String]) {
         let byName = Dictionary(backends.map { ($0.name, $0) }) { first, _ in first }
-        lock.withLock {
-            self.backends = byName
-            self.defaultBackends = defaultBackends
-        }
+        configured.withLock { $0 = (byName, defaultBackends) }
     }
 
     /// The backends by name, as they are now.
-    public var currentBackends: [String: any DeliveryBackend] { lock.withLock { backends } }
+    public var currentBackends: [String: any DeliveryBackend] { configured.withLock { $0.backends } }
 
     /// The backend names a notification goes to: its `Deliver=`, or the default.
     public func backendNames(for notification: ScheduledNotification) -> [String] {
-        notification.backends.isEmpty ? lock.withLock { defaultBackends } : notification.backends
+        notification.backends.isEmpty ? configured.withLock { $0.defaultBackends } : notification.backends
     }
 
     public func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void) {

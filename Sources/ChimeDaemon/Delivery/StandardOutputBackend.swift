@@ -7,7 +7,8 @@ import Foundation
 /// UTC with microseconds (`Delivery.json(deliveredAt:backend:)`, which the webhook's request body shares).
 public final class StandardOutputBackend: DeliveryBackend, @unchecked Sendable {
     public let name = "stdout"
-    private let lock = NSLock()
+    /// One line at a time, whole: deliveries run concurrently.
+    private let writing = Locked(())
     private let write: @Sendable (String) -> Void
 
     /// - Parameter write: where lines go; standard output by default.
@@ -17,7 +18,7 @@ public final class StandardOutputBackend: DeliveryBackend, @unchecked Sendable {
 
     public func deliver(_ delivery: Delivery, deliveredAt: Date) async throws {
         let line = Self.line(for: delivery, deliveredAt: deliveredAt) + "\n"
-        lock.withLock { write(line) }
+        writing.withLock { _ in write(line) }
     }
 
     public static func line(for delivery: Delivery, deliveredAt: Date) -> String {

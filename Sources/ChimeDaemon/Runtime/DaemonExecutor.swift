@@ -49,25 +49,23 @@ public final class DaemonExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// Resumes a continuation once, whichever comes first: the timer or the cancellation.
-    private final class Resumption: @unchecked Sendable {
-        private let lock = NSLock()
-        private var continuation: CheckedContinuation<Void, Never>?
-        private var isDone = false
+    private final class Resumption: Sendable {
+        private let state = Locked<(continuation: CheckedContinuation<Void, Never>?, isDone: Bool)>((nil, false))
 
         func set(_ continuation: CheckedContinuation<Void, Never>) {
-            let resumeNow = lock.withLock {
-                if isDone { return true }
-                self.continuation = continuation
+            let resumeNow = state.withLock { state in
+                if state.isDone { return true }
+                state.continuation = continuation
                 return false
             }
             if resumeNow { continuation.resume() }
         }
 
         func resume() {
-            let pending = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-                isDone = true
-                defer { continuation = nil }
-                return continuation
+            let pending = state.withLock { state in
+                state.isDone = true
+                defer { state.continuation = nil }
+                return state.continuation
             }
             pending?.resume()
         }

@@ -18,22 +18,26 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     typealias Write = @Sendable (_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int
 
     public let directory: String
-    private let lock = NSLock()
     private let writeBytes: Write
-    private var pending: [String] = []
-    /// Journal bytes that a failed flush could not write yet, from the first byte not written.
-    private var unwritten: [UInt8] = []
-    /// Whether everything written to the journal has been synced.
-    private var synced = true
-    private var logDescriptor: Int32 = -1
-    /// Records written to the journal since the snapshot was last rewritten (or found there at load).
-    private var journalRecords = 0
+    private let state = Locked(State())
+
+    /// What is recorded and not yet durable, the journal's descriptor, and the deliveries in flight.
+    private struct State {
+        var pending: [String] = []
+        /// Journal bytes that a failed flush could not write yet, from the first byte not written.
+        var unwritten: [UInt8] = []
+        /// Whether everything written to the journal has been synced.
+        var synced = true
+        var logDescriptor: Int32 = -1
+        /// Records written to the journal since the snapshot was last rewritten (or found there at load).
+        var journalRecords = 0
+        /// Deliveries handed off and not yet finished, by `id@microseconds`.
+        var inFlight: [String: InterruptedDelivery] = [:]
+        var interruptedAtLoad: [InterruptedDelivery] = []
+    }
 
     /// Past this many journal records a rebuild rewrites the snapshot; below it, a rebuild only syncs the journal.
     static let compactionThreshold = 20_000
-    /// Deliveries handed off and not yet finished, by `id@microseconds`.
-    private var inFlight: [String: InterruptedDelivery] = [:]
-    private var interruptedAtLoad: [InterruptedDelivery] = []
 
     public init(directory: String) {
         self.directory = directory
@@ -46,7 +50,7 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     }
 
     deinit {
-        if logDescriptor >= 0 { close(logDescriptor) }
+        state.withLock { if $0.logDescriptor >= 0 { close($0.logDescriptor) } }
     }
 
     var snapshotPath: String { directory + "/state.json" }
@@ -73,10 +77,10 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
                     + (moved ? "moved it to \(aside) and starting afresh" : "starting afresh"),
                 at: 0)
         }
-        lock.withLock {
-            inFlight = stored.inFlight
-            interruptedAtLoad = stored.inFlight.values.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }
-            journalRecords = stored.journalRecords
+        state.withLock { state in
+            state.inFlight = stored.inFlight
+            state.interruptedAtLoad = stored.inFlight.values.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }
+            state.journalRecords = stored.journalRecords
         }
         return (stored.histories, stored.problems)
     }
@@ -137,9 +141,9 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         return contents
     }
 
-    public func interrupted() -> [InterruptedDelivery] { lock.withLock { interruptedAtLoad } }
+    public func interrupted() -> [InterruptedDelivery] { state.withLock { $0.interruptedAtLoad } }
 
-    public var wantsCompaction: Bool { lock.withLock { journalRecords >= Self.compactionThreshold } }
+    public var wantsCompaction: Bool { state.withLock { $0.journalRecords >= Self.compactionThreshold } }
 
     /// One record for all of them: `{"first_seen":["a","b",…],"at":…}` (one id alone is a string, as it always
     /// was).
@@ -149,7 +153,7 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         let line = JSONValue.object([
             ("first_seen", seen), ("at", .string(Timestamp.iso8601(date, fraction: .microseconds))),
         ]).serialized
-        lock.withLock { pending.append(line) }
+        state.withLock { $0.pending.append(line) }
     }
 
     public func recordOccurrence(_ id: String, at occurrence: Date, missed: Int) {
@@ -157,9 +161,9 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
             ("occurrence", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds))),
             ("missed", .number(Int64(missed))),
         ]).serialized
-        lock.withLock {
-            pending.append(line)
-            inFlight[InterruptedDelivery.key(id, occurrence)] = InterruptedDelivery(
+        state.withLock { state in
+            state.pending.append(line)
+            state.inFlight[InterruptedDelivery.key(id, occurrence)] = InterruptedDelivery(
                 id: id, fireTime: occurrence, missed: missed)
         }
     }
@@ -168,16 +172,16 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         let line = JSONValue.object([
             ("skipped", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds))),
         ]).serialized
-        lock.withLock { pending.append(line) }
+        state.withLock { $0.pending.append(line) }
     }
 
     public func recordFinished(_ id: String, at occurrence: Date) {
         let line = JSONValue.object([
             ("finished", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds))),
         ]).serialized
-        lock.withLock {
-            pending.append(line)
-            inFlight.removeValue(forKey: InterruptedDelivery.key(id, occurrence))
+        state.withLock { state in
+            state.pending.append(line)
+            state.inFlight.removeValue(forKey: InterruptedDelivery.key(id, occurrence))
         }
         // Promptly, so that a crash long after a finished delivery does not repeat it; a failure here only
         // means it may be repeated, and the next flush reports it.
@@ -185,46 +189,47 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     }
 
     public func flush() throws {
-        try lock.withLock {
-            if !pending.isEmpty {
-                unwritten += Array((pending.joined(separator: "\n") + "\n").utf8)
-                journalRecords += pending.count
-                pending.removeAll(keepingCapacity: true)
+        try state.withLock { state in
+            if !state.pending.isEmpty {
+                state.unwritten += Array((state.pending.joined(separator: "\n") + "\n").utf8)
+                state.journalRecords += state.pending.count
+                state.pending.removeAll(keepingCapacity: true)
             }
-            guard !unwritten.isEmpty || !synced else { return }
-            if logDescriptor < 0 {
+            guard !state.unwritten.isEmpty || !state.synced else { return }
+            if state.logDescriptor < 0 {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                logDescriptor = try SystemCall.retrying("open \(logPath)") {
+                state.logDescriptor = try SystemCall.retrying("open \(logPath)") {
                     open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
                 }
             }
+            let descriptor = state.logDescriptor
             // Byte by byte what was written leaves `unwritten`: a write cut short keeps the rest, in order.
-            while !unwritten.isEmpty {
+            while !state.unwritten.isEmpty {
                 let written = try SystemCall.retrying("write \(logPath)") {
-                    unwritten.withUnsafeBytes { writeBytes(logDescriptor, $0) }
+                    state.unwritten.withUnsafeBytes { writeBytes(descriptor, $0) }
                 }
-                unwritten.removeFirst(written)
-                synced = false
+                state.unwritten.removeFirst(written)
+                state.synced = false
             }
-            try SystemCall.retrying("fdatasync \(logPath)") { fdatasync(logDescriptor) }
-            synced = true
+            try SystemCall.retrying("fdatasync \(logPath)") { fdatasync(descriptor) }
+            state.synced = true
         }
     }
 
     public func compact(_ histories: [String: DeliveryHistory]) throws {
-        try lock.withLock {
+        try state.withLock { state in
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let text = Self.snapshotText(histories, inFlight: inFlight.values)
+            let text = Self.snapshotText(histories, inFlight: state.inFlight.values)
             try AtomicFile.write(text, to: snapshotPath, mode: 0o644)
             // The snapshot now holds everything the journal said; start the journal afresh.
-            if logDescriptor >= 0 {
-                close(logDescriptor)
-                logDescriptor = -1
+            if state.logDescriptor >= 0 {
+                close(state.logDescriptor)
+                state.logDescriptor = -1
             }
-            pending.removeAll()
-            unwritten.removeAll()
-            synced = true
-            journalRecords = 0
+            state.pending.removeAll()
+            state.unwritten.removeAll()
+            state.synced = true
+            state.journalRecords = 0
             unlink(logPath)
         }
     }

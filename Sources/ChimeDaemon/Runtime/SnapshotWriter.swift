@@ -24,8 +24,8 @@ final class SnapshotWriter: @unchecked Sendable {
 
     let path: String
     private let queue = DispatchQueue(label: "chimed.snapshot", qos: .utility)
-    private let lock = NSLock()
-    private var pending: (Scheduler.Status, Facts, Date)?
+    /// The latest snapshot asked for and not yet written.
+    private let pending = Locked<(Scheduler.Status, Facts, Date)?>(nil)
 
     init(path: String) {
         self.path = path
@@ -34,7 +34,7 @@ final class SnapshotWriter: @unchecked Sendable {
     /// Writes the snapshot in the background; when the schedule changes faster than the file can be written, only
     /// the latest state is written.
     func write(status: Scheduler.Status, facts: Facts, now: Date) {
-        let wasIdle = lock.withLock {
+        let wasIdle = pending.withLock { pending in
             let idle = pending == nil
             pending = (status, facts, now)
             return idle
@@ -51,7 +51,7 @@ final class SnapshotWriter: @unchecked Sendable {
 
     private func writePending() {
         guard
-            let (status, facts, now) = lock.withLock({ () -> (Scheduler.Status, Facts, Date)? in
+            let (status, facts, now) = pending.withLock({ pending in
                 defer { pending = nil }
                 return pending
             })

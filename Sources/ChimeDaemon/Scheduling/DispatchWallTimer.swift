@@ -1,3 +1,4 @@
+import ChimeCore
 import Dispatch
 import Foundation
 
@@ -6,9 +7,8 @@ import Foundation
 public final class DispatchWallTimer: WallTimer, @unchecked Sendable {
     private let queue: DispatchQueue
     private let source: any DispatchSourceTimer
-    private let lock = NSLock()
-    private var armed: Date?
-    private var handler: (@Sendable () -> Void)?
+    /// The deadline armed, and the handler.
+    private let state = Locked<(armed: Date?, handler: (@Sendable () -> Void)?)>((nil, nil))
 
     /// - Parameter queue: where the handler runs (the scheduler's queue).
     public init(queue: DispatchQueue) {
@@ -24,25 +24,25 @@ public final class DispatchWallTimer: WallTimer, @unchecked Sendable {
     }
 
     public func setHandler(_ handler: @escaping @Sendable () -> Void) {
-        lock.withLock { self.handler = handler }
+        state.withLock { $0.handler = handler }
     }
 
     public func arm(at deadline: Date) {
-        lock.withLock { armed = deadline }
+        state.withLock { $0.armed = deadline }
         source.schedule(wallDeadline: DispatchWallTime(date: deadline), leeway: .nanoseconds(0))
     }
 
     public func cancel() {
-        lock.withLock { armed = nil }
+        state.withLock { $0.armed = nil }
         source.schedule(wallDeadline: .distantFuture)
     }
 
-    public var deadline: Date? { lock.withLock { armed } }
+    public var deadline: Date? { state.withLock { $0.armed } }
 
     private func fired() {
-        let handler = lock.withLock { () -> (@Sendable () -> Void)? in
-            armed = nil
-            return self.handler
+        let handler = state.withLock { state in
+            state.armed = nil
+            return state.handler
         }
         handler?()
     }

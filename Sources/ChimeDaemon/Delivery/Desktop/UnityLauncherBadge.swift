@@ -1,3 +1,4 @@
+import ChimeCore
 import ChimeSystemd
 import Foundation
 
@@ -18,11 +19,10 @@ public final class UnityLauncherBadge: @unchecked Sendable {
     public let objectPath: String
     private let environment: [String: String]
     private let onFailure: @Sendable (String) -> Void
-    private let lock = NSLock()
+    /// The open connection, and whether publishing is failing (so that a failure is told once).
+    private let state = Locked<(connection: BusConnection?, isFailing: Bool)>((nil, false))
     /// Held through each `publish` so that calls from several threads queue their signals in call order.
-    private let publishing = NSLock()
-    private var connection: BusConnection?
-    private var isFailing = false
+    private let publishing = Locked(())
 
     /// - Parameters:
     ///   - desktopEntry: the desktop file's name without `.desktop` (chimed.conf `[Desktop] DesktopEntry=`).
@@ -39,7 +39,7 @@ public final class UnityLauncherBadge: @unchecked Sendable {
     }
 
     deinit {
-        connection?.close()
+        state.withLock { $0.connection }?.close()
     }
 
     /// Publishes `count` as the badge (negative counts as 0).
@@ -48,29 +48,29 @@ public final class UnityLauncherBadge: @unchecked Sendable {
         let properties: [(key: String, value: BusValue)] = [
             ("count", .int64(Int64(max(count, 0)))), ("count-visible", .boolean(count > 0)),
         ]
-        publishing.lock()
-        defer { publishing.unlock() }
-        guard let bus = openConnection() else { return }
-        bus.emitSignal(
-            path: objectPath, interface: Self.interface, member: "Update",
-            arguments: { writer in
-                try writer.append(uri)
-                try writer.append(dictionary: properties)
-            },
-            completion: { [weak self] error in self?.report(error) })
+        publishing.withLock { _ in
+            guard let bus = openConnection() else { return }
+            bus.emitSignal(
+                path: objectPath, interface: Self.interface, member: "Update",
+                arguments: { writer in
+                    try writer.append(uri)
+                    try writer.append(dictionary: properties)
+                },
+                completion: { [weak self] error in self?.report(error) })
+        }
     }
 
     /// The connection to the session bus: the open one, or a new one.
     private func openConnection() -> BusConnection? {
         // isOpen waits for the bus queue, where completions take the lock: not under the lock.
-        if let current = lock.withLock({ connection }), current.isOpen { return current }
+        if let current = state.withLock({ $0.connection }), current.isOpen { return current }
         guard let address = BusConnection.sessionBusAddress(environment: environment) else {
             failed("no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus")
             return nil
         }
         do {
             let opened = try BusConnection(address: address, label: "chime.badge")
-            lock.withLock { connection = opened }
+            state.withLock { $0.connection = opened }
             return opened
         } catch {
             failed("cannot connect to the session bus at \(address): \(error)")
@@ -79,13 +79,13 @@ public final class UnityLauncherBadge: @unchecked Sendable {
     }
 
     private func report(_ error: (any Error)?) {
-        if let error { failed("cannot publish the badge: \(error)") } else { lock.withLock { isFailing = false } }
+        if let error { failed("cannot publish the badge: \(error)") } else { state.withLock { $0.isFailing = false } }
     }
 
     private func failed(_ reason: String) {
-        let isNew = lock.withLock {
-            defer { isFailing = true }
-            return !isFailing
+        let isNew = state.withLock { state in
+            defer { state.isFailing = true }
+            return !state.isFailing
         }
         if isNew { onFailure(reason) }
     }
