@@ -42,7 +42,8 @@ let package = Package(
         .target(name: "ChimeTestSupport", dependencies: ["ChimeCore", "ChimeDaemon"]),
         .testTarget(
             name: "ChimeCoreTests",
-            dependencies: ["ChimeCore", "ChimeTestSupport"],
+            // ChimeDaemon for PosixFileKindProbe: the notification search is tested on a real file system.
+            dependencies: ["ChimeCore", "ChimeDaemon", "ChimeTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimeDaemon
 import Foundation
 
 /// Everything a command reads from or writes to the outside world, so that tests can run commands in-process.

@@ -1,3 +1,4 @@
+import ChimeDaemon
 import ChimeTestSupport
 import Foundation
 import Testing
@@ -80,7 +81,7 @@ import Testing
         let big = try root.write("big.notification", "")
         #expect(truncate(big, 5 << 20) == 0)
         try root.write("ok.notification", "[Notification]\nTitle=T\n[Trigger]\nEvery=1h\n")
-        let search = NotificationSearch(searching: [root.path])
+        let search = NotificationSearch(searching: [root.path], probe: PosixFileKindProbe())
         #expect(search.files.map(\.id) == ["big", "ok"])
         guard case .loaded(let unit) = search.files[0].content else {
             Issue.record("big is masked")

@@ -116,7 +116,7 @@ public struct ZoneDatabase: Sendable {
         directory + "/" + name
     }
 
-    static func isWellFormedName(_ name: String) -> Bool {
+    public static func isWellFormedName(_ name: String) -> Bool {
         guard let first = name.utf8.first, first != UInt8(ascii: "/") else { return false }
         var previousWasSlash = false
         for byte in name.utf8 {

@@ -18,9 +18,9 @@ public struct NotificationSearch: Hashable, Sendable {
     /// or parsing a notification's own files is in its `UnitFile.diagnostics`).
     public var diagnostics: [UnitFileDiagnostic]
 
-    /// Searches `directories`, earliest first in precedence. Reads the file system through `FileManager` (and
-    /// `probe` for what each entry is) and never throws: every problem becomes a diagnostic.
-    public init(searching directories: [String], probe: any FileKindProbe = FoundationFileKindProbe()) {
+    /// Searches `directories`, earliest first in precedence, reading the file system through `probe`. Never
+    /// throws: every problem becomes a diagnostic.
+    public init(searching directories: [String], probe: any FileKindProbe) {
         var finder = Finder(probe: probe)
         files = finder.search(directories)
         diagnostics = finder.diagnostics
@@ -36,58 +36,28 @@ public enum FileKind: Sendable, Equatable {
     case other
 }
 
-/// Tells what a path is, and reads files. The search asks once per directory entry, so with thousands of files
-/// the cost of asking matters: the daemon passes one built on `lstat(2)` and `read(2)`.
+/// What a directory holds, as `FileKindProbe.list(_:)` finds it.
+public enum DirectoryListing: Sendable, Equatable {
+    /// It does not exist.
+    case missing
+    /// Something other than a directory is there.
+    case notDirectory
+    /// Its names, without `.` and `..`, in no particular order.
+    case names([String])
+    /// It cannot be listed, for the reason given ("Permission denied").
+    case unreadable(String)
+}
+
+/// The file system as the search reads it: what a path is, what a directory holds, what a file says. ChimeCore
+/// does no I/O of its own; the daemon and chimectl pass one built on `lstat(2)` and `read(2)`, and the search asks
+/// once per directory entry, so with thousands of files the cost of asking matters.
 public protocol FileKindProbe: Sendable {
     func kind(of path: String) -> FileKind
-    /// The whole content of the file at `path`; a thrown error's description says why it could not be read.
+    /// What `directory` holds.
+    func list(_ directory: String) -> DirectoryListing
+    /// The whole content of the file at `path`, at most `InputLimits.maximumFileSize` bytes (more throws
+    /// `FileTooLarge`); a thrown error's description says why it could not be read.
     func contents(of path: String) throws -> Data
-}
-
-extension FileKindProbe {
-    /// At most `InputLimits.maximumFileSize` bytes and one more are read: a larger file throws `FileTooLarge`.
-    public func contents(of path: String) throws -> Data {
-        // Saying it is not a directory spares URL a stat(2) per file, which is felt with thousands of files.
-        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path, isDirectory: false))
-        defer { try? handle.close() }
-        let limit = InputLimits.maximumFileSize
-        let data = try handle.read(upToCount: limit + 1) ?? Data()
-        guard data.count <= limit else {
-            let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
-            throw FileTooLarge(size: size.flatMap { $0 > limit ? $0 : nil })
-        }
-        return data
-    }
-}
-
-/// `FileKindProbe` through `FileManager` alone (slower: it also looks up owners' account names).
-public struct FoundationFileKindProbe: FileKindProbe {
-    public init() {}
-
-    public func kind(of path: String) -> FileKind {
-        let fileManager = FileManager.default
-        guard var type = (try? fileManager.attributesOfItem(atPath: path))?[.type] as? FileAttributeType else {
-            return .other
-        }
-        if type == .typeSymbolicLink {
-            let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-            if target == "/dev/null" {
-                return .null
-            }
-            // A dangling symlink is taken for a file, so that reading it reports what is wrong.
-            guard fileManager.fileExists(atPath: path),
-                let targetType = (try? fileManager.attributesOfItem(atPath: target))?[.type] as? FileAttributeType
-            else {
-                return .file
-            }
-            type = targetType
-        }
-        switch type {
-        case .typeRegular: return .file
-        case .typeDirectory: return .directory
-        default: return .other
-        }
-    }
 }
 
 private struct Finder {
@@ -95,7 +65,6 @@ private struct Finder {
     static let dropInDirectorySuffix = ".notification.d"
     static let dropInSuffix = ".conf"
 
-    let fileManager = FileManager.default
     let probe: any FileKindProbe
     var diagnostics: [UnitFileDiagnostic] = []
 
@@ -212,19 +181,19 @@ private struct Finder {
     private func entries(
         of directory: String, diagnostics: inout [UnitFileDiagnostic]
     ) -> [(name: String, path: String)] {
-        var isDirectory: ObjCBool = false
-        guard fileManager.fileExists(atPath: directory, isDirectory: &isDirectory) else { return [] }
-        guard isDirectory.boolValue else {
+        let names: [String]
+        switch probe.list(directory) {
+        case .missing:
+            return []
+        case .notDirectory:
             diagnostics.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: directory), "Not a directory."))
             return []
-        }
-        let names: [String]
-        do {
-            names = try fileManager.contentsOfDirectory(atPath: directory)
-        } catch {
-            let message = "Failed to list directory: \(Self.reason(error))."
+        case .unreadable(let reason):
+            let message = "Failed to list directory: \(reason)."
             diagnostics.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: directory), message))
             return []
+        case .names(let found):
+            names = found
         }
         let separator = directory.hasSuffix("/") ? "" : "/"
         return names.filter { !$0.hasPrefix(".") }.sorted(by: Self.byteOrder).map { ($0, directory + separator + $0) }

@@ -25,6 +25,26 @@ public struct PosixFileKindProbe: FileKindProbe {
         }
     }
 
+    public func list(_ directory: String) -> DirectoryListing {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { return .missing }
+        guard isDirectory.boolValue else { return .notDirectory }
+        do {
+            return .names(try FileManager.default.contentsOfDirectory(atPath: directory))
+        } catch {
+            return .unreadable(Self.reason(error))
+        }
+    }
+
+    /// The system's wording for a failed file operation ("Permission denied"), which Foundation keeps in the
+    /// underlying POSIX error.
+    static func reason(_ error: any Error) -> String {
+        let outer = error as NSError
+        let underlying = (outer.userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+        let reason = underlying?.localizedFailureReason ?? outer.localizedFailureReason ?? outer.localizedDescription
+        return reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+    }
+
     /// The file read with `open(2)` and `read(2)` into one buffer: Foundation's reader costs several times the
     /// system calls when thousands of small files are loaded.
     ///

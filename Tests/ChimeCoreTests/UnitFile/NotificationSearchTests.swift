@@ -1,3 +1,4 @@
+import ChimeDaemon
 import ChimeTestSupport
 import Foundation
 import Testing
@@ -34,7 +35,8 @@ struct SearchScenario: Sendable, CustomTestStringConvertible {
                 try root.write(path, contents)
             }
         }
-        let search = NotificationSearch(searching: directories.map { root.path + "/" + $0 })
+        let search = NotificationSearch(
+            searching: directories.map { root.path + "/" + $0 }, probe: PosixFileKindProbe())
         return render(search).map { $0.replacingOccurrences(of: root.path + "/", with: "") }
     }
 
@@ -227,7 +229,8 @@ struct SearchScenario: Sendable, CustomTestStringConvertible {
         try root.write("lib/a.notification", "[Notification]\nTitle=main\nAction=open:Open\nAction=snooze:Snooze\n")
         try root.write("etc/a.notification.d/10-title.conf", "[Notification]\nTitle=override\n")
         try root.write("lib/a.notification.d/20-actions.conf", "[Notification]\nAction=\nAction=dismiss:Dismiss\n")
-        let search = NotificationSearch(searching: [root.path + "/etc", root.path + "/lib"])
+        let search = NotificationSearch(
+            searching: [root.path + "/etc", root.path + "/lib"], probe: PosixFileKindProbe())
         let file = try #require(search.files.first)
         guard case .loaded(let unitFile) = file.content else {
             Issue.record("not loaded: \(file.content)")

@@ -1,3 +1,4 @@
+import ChimeCore
 import Foundation
 
 /// Works out the local time zone the way glibc does, from a `TZ` value and `/etc/localtime`.
