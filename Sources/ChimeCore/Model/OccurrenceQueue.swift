@@ -1,34 +1,39 @@
 /// A binary min-heap of pending occurrences: the earliest fire time is always at the top.
 ///
 /// One heap operation per fire: `popFirst` and `insert` are O(log n); the scheduler never scans the schedule.
-struct OccurrenceQueue {
-    struct Item {
+public struct OccurrenceQueue: Sendable {
+    public struct Item: Sendable, Equatable {
         /// Microseconds since the epoch.
-        var fireTime: Int64
+        public var fireTime: Int64
         /// Index of the entry in the schedule.
-        var entry: Int
+        public var entry: Int
+
+        public init(fireTime: Int64, entry: Int) {
+            self.fireTime = fireTime
+            self.entry = entry
+        }
     }
 
-    private(set) var items: [Item] = []
+    public private(set) var items: [Item] = []
 
-    var count: Int { items.count }
-    var isEmpty: Bool { items.isEmpty }
-    var first: Item? { items.first }
+    public var count: Int { items.count }
+    public var isEmpty: Bool { items.isEmpty }
+    public var first: Item? { items.first }
 
-    init() {}
+    public init() {}
 
     /// Builds the heap from unordered items in O(n).
-    init(_ unordered: [Item]) {
+    public init(_ unordered: [Item]) {
         items = unordered
         for index in stride(from: items.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
     }
 
-    mutating func insert(_ item: Item) {
+    public mutating func insert(_ item: Item) {
         items.append(item)
         siftUp(items.count - 1)
     }
 
-    mutating func popFirst() -> Item? {
+    public mutating func popFirst() -> Item? {
         guard !items.isEmpty else { return nil }
         items.swapAt(0, items.count - 1)
         let top = items.removeLast()
@@ -40,7 +45,7 @@ struct OccurrenceQueue {
     /// The `limit` earliest items, earliest first, without disturbing the heap: O(limit · log limit) whatever the
     /// size of the queue. A heap's smallest are found walking down from its top, keeping the positions still to be
     /// looked at in a small heap of their own.
-    func earliest(_ limit: Int) -> [Item] {
+    public func earliest(_ limit: Int) -> [Item] {
         guard limit > 0, !items.isEmpty else { return [] }
         var result: [Item] = []
         result.reserveCapacity(min(limit, items.count))
