@@ -36,8 +36,8 @@ let package = Package(
         .executableTarget(name: "chimectl", dependencies: ["ChimeControl"]),
         // Not installed: runs the systemd wrappers in a process of their own for ChimeSystemdTests.
         .executableTarget(name: "chime-systemd-probe", dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd"]),
-        // Not installed: micro-benchmarks of ChimeCore for bench/daemon (nextfire).
-        .executableTarget(name: "chime-bench", dependencies: ["ChimeCore"]),
+        // Not installed: micro-benchmarks of ChimeCore for bench/daemon (nextfire); ChimeDaemon reads its zones.
+        .executableTarget(name: "chime-bench", dependencies: ["ChimeCore", "ChimeDaemon"]),
         // Test doubles and fixtures, imported only by tests.
         .target(name: "ChimeTestSupport", dependencies: ["ChimeCore", "ChimeDaemon"]),
         .testTarget(

@@ -14,6 +14,8 @@ func fuzzTarget(_ name: String, testing product: String) -> Target {
         name: name,
         dependencies: [
             "FuzzSupport", .product(name: product, package: chime), .product(name: "ChimeTestSupport", package: chime),
+            // The zone database the targets read times with (ZoneDatabase.system) is the daemon's.
+            .product(name: "ChimeDaemon", package: chime),
         ])
 }
 
@@ -27,7 +29,7 @@ let package = Package(
             name: "FuzzSupport",
             dependencies: [
                 "CLibFuzzer", .product(name: "ChimeCore", package: chime),
-                .product(name: "ChimeTestSupport", package: chime),
+                .product(name: "ChimeDaemon", package: chime), .product(name: "ChimeTestSupport", package: chime),
             ]),
         fuzzTarget("fuzz-unit-file", testing: "ChimeCore"),
         fuzzTarget("fuzz-calendar", testing: "ChimeCore"),

@@ -33,7 +33,7 @@ public enum TestDate {
     /// parse, which is a mistake in the test.
     public static func timestamp(_ text: String) -> Date {
         do {
-            return try Timestamp.parse(text, now: Date(timeIntervalSince1970: 0), localZone: .utc)
+            return try Timestamp.parse(text, now: Date(timeIntervalSince1970: 0), localZone: .utc, zones: .system)
         } catch {
             preconditionFailure("not a timestamp: \(text): \(error)")
         }

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimeDaemon
 import Foundation
 
 /// Times `Trigger.nextOccurrence(after:history:systemZone:)`, the call the scheduler makes for every notification at
@@ -81,7 +82,7 @@ struct NextFireBenchmark {
     }
 
     func run(_ selected: [Case] = cases) throws -> [Result] {
-        let loader = NotificationLoader(systemZone: .utc)
+        let loader = NotificationLoader(systemZone: .utc, zones: .system)
         return try selected.map { benchmarkCase in
             let text =
                 "[Notification]\nTitle=\(benchmarkCase.kind)\n\n[Trigger]\n"

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimeDaemon
 import ChimeTestSupport
 import Foundation
 import Testing
@@ -170,7 +171,7 @@ import Testing
         let text = try instance.read(instance.added("b"))
         #expect(text.contains("Body=Line one # not a comment \\\nC:\\ end\n"))
         let file = UnitFile(parsing: text, path: "b.notification")
-        let loaded = NotificationLoader(systemZone: .utc).load(file, id: "b", path: "b.notification")
+        let loaded = NotificationLoader(systemZone: .utc, zones: .system).load(file, id: "b", path: "b.notification")
         #expect(loaded.notification?.body == "Line one # not a comment  C:\\ end")
         #expect(loaded.diagnostics.isEmpty)
     }

@@ -1,3 +1,4 @@
+import ChimeDaemon
 import ChimeTestSupport
 import Foundation
 import Testing
@@ -66,11 +67,11 @@ import Testing
         let zone = try ZoneDatabase.system.rules(named: oracle.tz)
         if oracle.error != nil {
             #expect(throws: CalendarSpecError.self, "systemd: \(oracle.error ?? "")") {
-                try CalendarSpec(oracle.spec, localZone: zone)
+                try CalendarSpec(oracle.spec, localZone: zone, zones: .system)
             }
             return
         }
-        let spec = try CalendarSpec(oracle.spec, localZone: zone)
+        let spec = try CalendarSpec(oracle.spec, localZone: zone, zones: .system)
         #expect(spec.description == oracle.normalized)
         let base = try #require(TestDate.microseconds(iso: oracle.base))
         let mine = Self.chimeElapses(spec, zone: zone, base: base, count: oracle.iterations)
@@ -124,7 +125,7 @@ import Testing
             let blocks = try ask(group.map(\.spec))
             try #require(blocks.count == group.count)
             for (oracle, block) in zip(group, blocks) {
-                let spec = try CalendarSpec(oracle.spec, localZone: zone)
+                let spec = try CalendarSpec(oracle.spec, localZone: zone, zones: .system)
                 #expect(spec.description == block.normalized, "\(oracle.spec)")
                 let mine = Self.chimeElapses(spec, zone: zone, base: base, count: oracle.iterations)
                 let live = block.elapsesInUTC

@@ -1,3 +1,4 @@
+import ChimeDaemon
 import ChimeTestSupport
 import Testing
 
@@ -23,14 +24,14 @@ import Testing
             let zone = zones[index % zones.count]
             let spec: CalendarSpec
             do {
-                spec = try CalendarSpec(text, localZone: zone)
+                spec = try CalendarSpec(text, localZone: zone, zones: .system)
             } catch {
                 rejected += 1
                 continue
             }
             parsed += 1
             // The normalised form reads back as itself.
-            let again = try? CalendarSpec(spec.description, localZone: zone)
+            let again = try? CalendarSpec(spec.description, localZone: zone, zones: .system)
             if again?.description != spec.description {
                 let reading = again?.description ?? "an error"
                 problems.append("\(text.debugDescription): \(spec.description) reads back as \(reading)")

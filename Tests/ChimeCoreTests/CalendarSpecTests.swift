@@ -1,3 +1,4 @@
+import ChimeDaemon
 import ChimeTestSupport
 import Testing
 
@@ -46,12 +47,12 @@ import Testing
     /// A zone file, or else a POSIX TZ rule (as `TZ` may hold one).
     static func rules(_ zone: String) throws -> ZoneRules {
         if let rules = try? ZoneDatabase.system.rules(named: zone) { return rules }
-        return try ZoneRules(posixRule: zone)
+        return try ZoneRules(posixRule: zone, zones: .system)
     }
 
     static func check(_ example: ElapseCase) throws {
         let zone = try rules(example.zone)
-        let spec = try CalendarSpec(example.spec, localZone: zone)
+        let spec = try CalendarSpec(example.spec, localZone: zone, zones: .system)
         let base = try #require(TestDate.microseconds(iso: example.base))
         let expected = example.elapses.compactMap(TestDate.microseconds(iso:))
         try #require(expected.count == example.elapses.count, "unreadable time in the table")
@@ -260,7 +261,7 @@ import Testing
 
     @Test(arguments: normalizedForms)
     func normalizedForm(spec: String, normalized: String) throws {
-        #expect(try CalendarSpec(spec, localZone: Self.berlin).description == normalized)
+        #expect(try CalendarSpec(spec, localZone: Self.berlin, zones: .system).description == normalized)
     }
 
     /// The example table of systemd.time(7), "Examples for valid timestamps and their normalized form"; systemd
@@ -303,7 +304,7 @@ import Testing
 
     @Test(arguments: manPageExamples)
     func manPageExample(spec: String, normalized: String) throws {
-        #expect(try CalendarSpec(spec, localZone: Self.berlin).description == normalized)
+        #expect(try CalendarSpec(spec, localZone: Self.berlin, zones: .system).description == normalized)
     }
 
     /// Specs systemd refuses ("Failed to parse calendar specification").
@@ -476,7 +477,7 @@ import Testing
 
     @Test(arguments: rejectedSpecs)
     func rejected(spec: String) {
-        #expect(throws: CalendarSpecError.self) { try CalendarSpec(spec, localZone: Self.berlin) }
+        #expect(throws: CalendarSpecError.self) { try CalendarSpec(spec, localZone: Self.berlin, zones: .system) }
     }
 
     /// A word that stops the parse is named, with the weekday or shorthand it most likely misspells.
@@ -491,9 +492,9 @@ import Testing
         ("Mon 25:00", "The hour 25 is out of range (column 1)"),
     ])
     func aMisspeltWordIsNamed(spec: String, message: String) {
-        #expect(throws: CalendarSpecError.self) { try CalendarSpec(spec, localZone: Self.berlin) }
+        #expect(throws: CalendarSpecError.self) { try CalendarSpec(spec, localZone: Self.berlin, zones: .system) }
         do {
-            _ = try CalendarSpec(spec, localZone: Self.berlin)
+            _ = try CalendarSpec(spec, localZone: Self.berlin, zones: .system)
         } catch {
             #expect(error.description == message)
         }
@@ -502,8 +503,12 @@ import Testing
     /// A list may have at most 241 elements (systemd's limit, counted before duplicates are removed).
     @Test func listLength() throws {
         func minutes(_ count: Int) -> String { "*:" + (0..<count).map { String($0 % 60) }.joined(separator: ",") }
-        #expect(try CalendarSpec(minutes(241), localZone: Self.berlin).description.hasPrefix("*-*-* *:00,01,"))
-        #expect(throws: CalendarSpecError.self) { try CalendarSpec(minutes(242), localZone: Self.berlin) }
+        #expect(
+            try CalendarSpec(minutes(241), localZone: Self.berlin, zones: .system).description.hasPrefix(
+                "*-*-* *:00,01,"))
+        #expect(throws: CalendarSpecError.self) {
+            try CalendarSpec(minutes(242), localZone: Self.berlin, zones: .system)
+        }
     }
 
     /// Next elapses, with the DST behaviour of systemd: a wall time in a spring-forward gap is skipped, one that
@@ -773,6 +778,6 @@ import Testing
     @Test(arguments: zonedForms)
     func zonedForm(spec: String, zone: String, normalized: String) throws {
         let rules = try ZoneDatabase.system.rules(named: zone)
-        #expect(try CalendarSpec(spec, localZone: rules).description == normalized)
+        #expect(try CalendarSpec(spec, localZone: rules, zones: .system).description == normalized)
     }
 }

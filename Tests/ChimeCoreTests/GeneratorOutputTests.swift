@@ -1,3 +1,4 @@
+import ChimeDaemon
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 @Suite struct GeneratorOutputTests {
     static let berlin = try! ZoneDatabase.system.rules(named: "Europe/Berlin")
     static let path = "/etc/chime/generators.d/exams"
-    let loader = NotificationLoader(systemZone: GeneratorOutputTests.berlin)
+    let loader = NotificationLoader(systemZone: GeneratorOutputTests.berlin, zones: .system)
 
     func output(_ text: String) -> GeneratorOutput {
         GeneratorOutput(parsing: Array(text.utf8), path: Self.path)

@@ -9,7 +9,7 @@ import Testing
 /// is skipped, and a value just within the bound loads.
 @Suite struct InputBoundsTests {
     static let path = "/etc/chime/generators.d/list"
-    let loader = NotificationLoader(systemZone: .utc)
+    let loader = NotificationLoader(systemZone: .utc, zones: .system)
 
     @Test(arguments: [
         (0, "0"), (999, "999"), (1000, "1,000"), (65_536, "65,536"), (2_000_000, "2,000,000"),

@@ -1,3 +1,4 @@
+import ChimeDaemon
 import ChimeTestSupport
 import Foundation
 import Testing
@@ -7,7 +8,7 @@ import Testing
 /// `NotificationLoader`: every key of chime.notification(5), and every rule a file can break.
 @Suite struct NotificationLoaderTests {
     static let berlin = try! ZoneDatabase.system.rules(named: "Europe/Berlin")
-    let loader = NotificationLoader(systemZone: NotificationLoaderTests.berlin)
+    let loader = NotificationLoader(systemZone: NotificationLoaderTests.berlin, zones: .system)
 
     func load(_ text: String, id: String = "sample") -> NotificationLoader.Result {
         loader.load(
@@ -270,8 +271,8 @@ import Testing
 
     @Test func notificationsWithTheSameCalendarEventsShareThemAndLoadAsWithoutTheCache() {
         let cache = CalendarCache(capacity: 2)
-        let shared = NotificationLoader(systemZone: .utc, calendarCache: cache)
-        let plain = NotificationLoader(systemZone: .utc)
+        let shared = NotificationLoader(systemZone: .utc, zones: .system, calendarCache: cache)
+        let plain = NotificationLoader(systemZone: .utc, zones: .system)
         let texts = [
             ("a", "OnCalendar=Mon..Fri 09:00\nOnCalendar=Sat 10:00\n"),
             ("b", "OnCalendar=Mon..Fri 09:00\nOnCalendar=Sat 10:00\n"),

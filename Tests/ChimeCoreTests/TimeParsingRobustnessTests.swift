@@ -1,3 +1,4 @@
+import ChimeDaemon
 import ChimeTestSupport
 import Foundation
 import Testing
@@ -42,7 +43,7 @@ import Testing
             let zone = round.isMultiple(of: 2) ? ZoneRules.utc : berlin
             let date: Date
             do {
-                date = try Timestamp.parse(input, now: Self.now, localZone: zone)
+                date = try Timestamp.parse(input, now: Self.now, localZone: zone, zones: .system)
             } catch {
                 #expect((1...length + 1).contains(error.column), "\(input.debugDescription): \(error)")
                 continue
@@ -61,8 +62,8 @@ import Testing
     func survivesExtremeNow(now: Date) throws {
         let berlin = try ZoneDatabase.system.rules(named: "Europe/Berlin")
         for input in ["now", "today", "tomorrow", "07:00", "+5min", "-5min", "5min ago", "1y left", "@0", "Mon 07:00"] {
-            _ = try? Timestamp.parse(input, now: now, localZone: berlin)
-            _ = try? Timestamp.parse(input + " UTC", now: now, localZone: .utc)
+            _ = try? Timestamp.parse(input, now: now, localZone: berlin, zones: .system)
+            _ = try? Timestamp.parse(input + " UTC", now: now, localZone: .utc, zones: .system)
         }
         _ = Timestamp.relativeDescription(of: now, now: Date(epochMicroseconds: 0))
         _ = Timestamp.relativeDescription(of: .distantPast, now: .distantFuture)
@@ -80,7 +81,7 @@ import Testing
     private func expectRoundTrip(_ date: Date, input: String) throws {
         guard let text = Timestamp.format(date, zone: .utc, precision: .microseconds), text != Timestamp.unformattable
         else { return }
-        let again = try Timestamp.parse(text, now: Self.now, localZone: .utc)
+        let again = try Timestamp.parse(text, now: Self.now, localZone: .utc, zones: .system)
         #expect(again.epochMicroseconds == date.epochMicroseconds, "\(input.debugDescription) → \(text)")
     }
 

@@ -1,3 +1,4 @@
+import ChimeDaemon
 import ChimeTestSupport
 import Foundation
 import Testing
@@ -58,7 +59,9 @@ struct TimeSyntaxLiveTests {
         let output = try ProcessRunner.run(
             try #require(Self.tool), ["timestamp", "--", input], environment: ["TZ": zone, "LC_ALL": "C"])
         let fields = Self.fields(output.standardOutput)
-        let parsed = Result { () throws(TimeParseError) in try Timestamp.parse(input, now: Date(), localZone: rules) }
+        let parsed = Result { () throws(TimeParseError) in
+            try Timestamp.parse(input, now: Date(), localZone: rules, zones: .system)
+        }
         switch parsed {
         case .success(let date):
             let seconds = Int64(date.epochMicroseconds / 1_000_000)
@@ -85,7 +88,7 @@ struct TimeSyntaxLiveTests {
             try #require(Self.tool), ["timestamp", "--", input], environment: ["TZ": "UTC"])
         let fields = Self.fields(output.standardOutput)
         #expect(fields["From now"] == expected)
-        let date = try Timestamp.parse(input, now: Date(), localZone: .utc)
+        let date = try Timestamp.parse(input, now: Date(), localZone: .utc, zones: .system)
         #expect(Timestamp.relativeDescription(of: date, now: Date()) == expected)
     }
 }

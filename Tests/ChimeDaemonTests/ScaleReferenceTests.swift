@@ -71,14 +71,16 @@ import Testing
         var weekdaySpecs: [Int: [CalendarSpec]] = [:]
         func daily(_ second: Int64) throws -> [CalendarSpec] {
             if let cached = dailySpecs[second] { return cached }
-            let specs = [try CalendarSpec("*-*-* \(clock(second))", localZone: .utc)]
+            let specs = [try CalendarSpec("*-*-* \(clock(second))", localZone: .utc, zones: .system)]
             dailySpecs[second] = specs
             return specs
         }
         func weekdays(_ hour: Int, _ minute: Int) throws -> [CalendarSpec] {
             let key = hour * 60 + minute
             if let cached = weekdaySpecs[key] { return cached }
-            let specs = [try CalendarSpec("Mon..Fri \(clock(Int64(key) * 60).prefix(5))", localZone: .utc)]
+            let specs = [
+                try CalendarSpec("Mon..Fri \(clock(Int64(key) * 60).prefix(5))", localZone: .utc, zones: .system)
+            ]
             weekdaySpecs[key] = specs
             return specs
         }

@@ -14,7 +14,7 @@ import Testing
     /// A schedule made of notification files given as `id: body-of-[Trigger]` (plus optional extra lines).
     static func schedule(_ files: [(String, String)]) -> LoadedSchedule {
         var schedule = LoadedSchedule(systemZone: berlin)
-        let loader = NotificationLoader(systemZone: berlin)
+        let loader = NotificationLoader(systemZone: berlin, zones: .system)
         for (id, trigger) in files {
             let text = "[Notification]\nTitle=\(id)\n" + trigger
             let result = loader.load(

@@ -19,7 +19,7 @@ extension CalendarSpec {
     ///   - localZone: the zone whose abbreviations (`CET`, `CEST`) may end the spec; times without a zone are
     ///     read in the local zone given to `nextElapse`, which should be the same.
     ///   - zones: where zone names ending the spec (`Asia/Tokyo`) are looked up.
-    public init(_ text: String, localZone: ZoneRules, zones: ZoneDatabase = .system) throws(CalendarSpecError) {
+    public init(_ text: String, localZone: ZoneRules, zones: ZoneDatabase) throws(CalendarSpecError) {
         var body = Array(text.utf8)
         var zone = Zone.local(isDST: -1, abbreviation: nil)
         var rules: ZoneRules?
@@ -103,11 +103,6 @@ extension CalendarSpec {
         }
         guard let meant else { return CalendarSpecError(column: start + 1, reason: "Unknown word '\(word)'") }
         return CalendarSpecError(column: start + 1, reason: "Unknown word '\(word)'; did you mean '\(meant)'?")
-    }
-
-    /// Convenience for callers holding a spec in UTC-only contexts.
-    public init(_ text: String) throws(CalendarSpecError) {
-        try self.init(text, localZone: .utc)
     }
 
     private static func hasSuffixIgnoringCase(_ bytes: [UInt8], _ suffix: String) -> Bool {

@@ -15,7 +15,7 @@ public struct NotificationLoader: Sendable {
     /// warning, since deliveries to it fail.
     public var knownBackends: [String]?
 
-    public init(systemZone: ZoneRules, zones: ZoneDatabase = .system, calendarCache: CalendarCache? = nil) {
+    public init(systemZone: ZoneRules, zones: ZoneDatabase, calendarCache: CalendarCache? = nil) {
         self.systemZone = systemZone
         self.zones = zones
         self.calendarCache = calendarCache

@@ -26,7 +26,7 @@ extension Timestamp {
     ///   - localZone: the zone for times without a zone name (the system zone or `TimeZone=`).
     ///   - zones: where IANA zone names are looked up.
     public static func parse(
-        _ text: String, now: Date, localZone: ZoneRules, zones: ZoneDatabase = .system
+        _ text: String, now: Date, localZone: ZoneRules, zones: ZoneDatabase
     ) throws(TimeParseError) -> Date {
         try read(text, now: now, localZone: localZone, zones: zones).date
     }
@@ -35,7 +35,7 @@ extension Timestamp {
     /// relative form (`now`, `+5min`, `5min ago`, `tomorrow`) or a time without a date (`07:00`, on today's). A
     /// date, with or without a time, and `@seconds` do not.
     public static func read(
-        _ text: String, now: Date, localZone: ZoneRules, zones: ZoneDatabase = .system
+        _ text: String, now: Date, localZone: ZoneRules, zones: ZoneDatabase
     ) throws(TimeParseError) -> (date: Date, dependsOnNow: Bool) {
         let syntax = TimestampSyntax(now: now.epochMicroseconds, zones: zones)
         do {

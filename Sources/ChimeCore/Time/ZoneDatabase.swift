@@ -1,27 +1,38 @@
 import Foundation
 
+/// Where a `ZoneDatabase` finds its zone files: ChimeCore reads no file itself. The daemon and chimectl pass one
+/// that reads a tzdata directory (`ZoneDatabase.system`, `/usr/share/zoneinfo`); a test may hand in its own.
+public protocol ZoneSource: Sendable {
+    /// The directory the zone files are in, for what is told of them and for `TZ` values naming a file in it.
+    var directory: String { get }
+    /// Whether `name` (a well-formed relative path) is a regular file starting with the TZif magic.
+    func isZoneFile(_ name: String) -> Bool
+    /// The bytes of the file `name` (a well-formed relative path), or `nil` when there is none.
+    func contents(of name: String) -> [UInt8]?
+}
+
 /// The installed time zones (a tzdata directory such as `/usr/share/zoneinfo`), looked up by IANA name.
 public struct ZoneDatabase: Sendable {
-    public let directory: String
+    public let source: any ZoneSource
     /// What was already looked up, for a database made by `cachingLookups()`.
     private let cache: Cache?
 
-    /// The system's tzdata.
-    public static let system = ZoneDatabase()
-
-    public init(directory: String = "/usr/share/zoneinfo") {
-        self.directory = directory
+    public init(source: any ZoneSource) {
+        self.source = source
         cache = nil
     }
+
+    /// The directory of the zone files.
+    public var directory: String { source.directory }
 
     /// The same database, reading each zone file at most once from now on (for one load of thousands of files
     /// that name the same few zones). Take a new one for each load, so that an updated tzdata is read again.
     public func cachingLookups() -> ZoneDatabase {
-        ZoneDatabase(directory: directory, cache: Cache())
+        ZoneDatabase(source: source, cache: Cache())
     }
 
-    private init(directory: String, cache: Cache) {
-        self.directory = directory
+    private init(source: any ZoneSource, cache: Cache) {
+        self.source = source
         self.cache = cache
     }
 
@@ -82,23 +93,17 @@ public struct ZoneDatabase: Sendable {
     private func lookUpValidity(of name: String) -> Bool {
         if name == "UTC" { return true }
         guard Self.isWellFormedName(name) else { return false }
-        guard let handle = FileHandle(forReadingAtPath: path(of: name)) else { return false }
-        defer { try? handle.close() }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path(of: name), isDirectory: &isDirectory), !isDirectory.boolValue
-        else { return false }
-        let magic = (try? handle.read(upToCount: 4)) ?? Data()
-        return magic.elementsEqual("TZif".utf8)
+        return source.isZoneFile(name)
     }
 
     private func lookUpRules(named name: String) throws(ZoneError) -> ZoneRules {
         guard Self.isWellFormedName(name) || name == "UTC" else { throw .unknownZone(name) }
-        guard let data = FileManager.default.contents(atPath: path(of: name)) else {
+        guard let data = source.contents(of: name) else {
             if name == "UTC" { return .utc }
             throw .unknownZone(name)
         }
         do {
-            return try ZoneRules(tzif: Array(data), name: name)
+            return try ZoneRules(tzif: data, name: name)
         } catch {
             throw .unknownZone(name)
         }
@@ -106,14 +111,8 @@ public struct ZoneDatabase: Sendable {
 
     /// The raw bytes of the zone file `name` (for `posixrules`), or `nil` if there is none.
     func contents(of name: String) -> [UInt8]? {
-        guard Self.isWellFormedName(name), let data = FileManager.default.contents(atPath: path(of: name)) else {
-            return nil
-        }
-        return Array(data)
-    }
-
-    private func path(of name: String) -> String {
-        directory + "/" + name
+        guard Self.isWellFormedName(name) else { return nil }
+        return source.contents(of: name)
     }
 
     public static func isWellFormedName(_ name: String) -> Bool {

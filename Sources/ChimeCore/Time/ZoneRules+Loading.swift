@@ -65,7 +65,7 @@ extension ZoneRules {
     /// daylight time as the file's was, moved as glibc moves them, and after the file's table its footer rule,
     /// with that rule's offsets and names (so `GMT0BST` follows New York's EST and EDT after 2037). Without that
     /// file, daylight time runs from the second Sunday in March to the first in November.
-    public init(posixRule text: String, zones: ZoneDatabase = .system) throws(ZoneError) {
+    public init(posixRule text: String, zones: ZoneDatabase) throws(ZoneError) {
         let rule = try PosixZoneRule(parsing: text)
         var types: [LocalTimeType] = [rule.standard]
         var transitions: [Int64] = []

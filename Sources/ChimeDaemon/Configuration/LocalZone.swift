@@ -21,7 +21,7 @@ public enum LocalZone {
         if value.isEmpty { return .utc }
         let path = value.hasPrefix("/") ? value : zones.directory + "/" + value
         if let rules = file(at: path, name: value) { return rules }
-        if let rules = try? ZoneRules(posixRule: value) { return rules }
+        if let rules = try? ZoneRules(posixRule: value, zones: zones) { return rules }
         return .utc
     }
 

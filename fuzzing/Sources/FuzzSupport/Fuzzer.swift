@@ -1,5 +1,6 @@
 import CLibFuzzer
 import ChimeCore
+import ChimeDaemon
 import ChimeTestSupport
 import Foundation
 

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimeDaemon
 import ChimeTestSupport
 import FuzzSupport
 
@@ -8,9 +9,9 @@ import FuzzSupport
 Fuzzer.run { input in
     let text = Fuzzer.text(input)
     let zone = Fuzzer.zone(input.count)
-    guard let spec = try? CalendarSpec(text, localZone: zone) else { return }
+    guard let spec = try? CalendarSpec(text, localZone: zone, zones: .system) else { return }
     let normalized = spec.description
-    let again = try? CalendarSpec(normalized, localZone: zone)
+    let again = try? CalendarSpec(normalized, localZone: zone, zones: .system)
     Fuzzer.expect(
         again?.description == normalized,
         "\(text.debugDescription) is \(normalized), which reads back as \(again?.description ?? "an error")")

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimeDaemon
 import Foundation
 import FuzzSupport
 
@@ -16,10 +17,10 @@ Fuzzer.run { input in
     let zone = Fuzzer.zone(input.count)
     let date: Date
     do throws(TimeParseError) {
-        let reading = try Timestamp.read(text, now: now, localZone: zone)
+        let reading = try Timestamp.read(text, now: now, localZone: zone, zones: .system)
         date = reading.date
         if !reading.dependsOnNow {
-            let again = try? Timestamp.parse(text, now: later, localZone: zone)
+            let again = try? Timestamp.parse(text, now: later, localZone: zone, zones: .system)
             Fuzzer.expect(
                 again == date, "\(text.debugDescription) is \(date) now, \(again.map { "\($0)" } ?? "an error") later")
         }
@@ -30,7 +31,7 @@ Fuzzer.run { input in
     if let formatted = Timestamp.format(date, zone: .utc, precision: .microseconds),
         formatted != Timestamp.unformattable
     {
-        let again = try? Timestamp.parse(formatted, now: now, localZone: .utc)
+        let again = try? Timestamp.parse(formatted, now: now, localZone: .utc, zones: .system)
         Fuzzer.expect(
             again?.epochMicroseconds == date.epochMicroseconds,
             "\(text.debugDescription) is \(formatted), which reads back as \(again.map { "\($0)" } ?? "an error")")

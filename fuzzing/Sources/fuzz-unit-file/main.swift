@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimeDaemon
 import Foundation
 import FuzzSupport
 

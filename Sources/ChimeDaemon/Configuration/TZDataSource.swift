@@ -1,0 +1,36 @@
+import ChimeCore
+import Foundation
+
+/// The zone files of a tzdata directory, read from disk: the `ZoneSource` of the daemon and chimectl.
+public struct TZDataSource: ZoneSource {
+    public let directory: String
+
+    public init(directory: String = "/usr/share/zoneinfo") {
+        self.directory = directory
+    }
+
+    public func isZoneFile(_ name: String) -> Bool {
+        let path = directory + "/" + name
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+            let handle = FileHandle(forReadingAtPath: path)
+        else { return false }
+        defer { try? handle.close() }
+        let magic = (try? handle.read(upToCount: 4)) ?? Data()
+        return magic.elementsEqual("TZif".utf8)
+    }
+
+    public func contents(of name: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: directory + "/" + name).map(Array.init)
+    }
+}
+
+extension ZoneDatabase {
+    /// The system's tzdata, `/usr/share/zoneinfo`.
+    public static let system = ZoneDatabase(source: TZDataSource())
+
+    /// The tzdata in `directory`.
+    public init(directory: String) {
+        self.init(source: TZDataSource(directory: directory))
+    }
+}
