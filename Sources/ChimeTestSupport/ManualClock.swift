@@ -6,41 +6,31 @@ import Foundation
 ///
 /// As with an embedded event loop, `advance(to:)` fires due timers in deadline order, setting "now" to each
 /// deadline before calling its handler; a day of schedule runs in microseconds without sleeping.
-public final class ManualClock: WallClock, @unchecked Sendable {
-    private let lock = NSRecursiveLock()
-    private var current: Date
-    private var timers: [ManualTimer] = []
+public final class ManualClock: WallClock, Sendable {
+    private let state: Locked<(current: Date, timers: [ManualTimer])>
 
     public init(_ start: Date) {
-        current = start
+        state = Locked((start, []))
     }
 
     public func now() -> Date {
-        lock.lock()
-        defer { lock.unlock() }
-        return current
+        state.withLock { $0.current }
     }
 
     /// A timer driven by this clock.
     public func makeTimer() -> ManualTimer {
         let timer = ManualTimer()
-        lock.lock()
-        timers.append(timer)
-        lock.unlock()
+        state.withLock { $0.timers.append(timer) }
         return timer
     }
 
     /// Moves the clock forward to `target`, firing every timer that falls due on the way, in order.
     public func advance(to target: Date) {
         while let (timer, deadline) = nextDue(before: target) {
-            lock.lock()
-            current = max(current, deadline)
-            lock.unlock()
+            state.withLock { $0.current = max($0.current, deadline) }
             timer.fire()
         }
-        lock.lock()
-        current = max(current, target)
-        lock.unlock()
+        state.withLock { $0.current = max($0.current, target) }
     }
 
     public func advance(by duration: Duration) {
@@ -49,56 +39,45 @@ public final class ManualClock: WallClock, @unchecked Sendable {
 
     /// Sets the clock to `instant` without firing anything: a clock step, forward or backward.
     public func jump(to instant: Date) {
-        lock.lock()
-        current = instant
-        lock.unlock()
+        state.withLock { $0.current = instant }
     }
 
     private func nextDue(before target: Date) -> (ManualTimer, Date)? {
-        lock.lock()
-        defer { lock.unlock() }
+        let timers = state.withLock { $0.timers }
         let due = timers.compactMap { timer in timer.deadline.map { (timer, $0) } }.filter { $0.1 <= target }
         return due.min { $0.1 < $1.1 }
     }
 }
 
 /// A one-shot timer fired by `ManualClock.advance(to:)`; records how often it was armed.
-public final class ManualTimer: WallTimer, @unchecked Sendable {
-    private let lock = NSLock()
-    private var handler: (@Sendable () -> Void)?
-    private var armed: Date?
-    public private(set) var armCount = 0
+public final class ManualTimer: WallTimer, Sendable {
+    private let state = Locked<(handler: (@Sendable () -> Void)?, armed: Date?, armCount: Int)>((nil, nil, 0))
+
+    /// How often it was armed.
+    public var armCount: Int { state.withLock { $0.armCount } }
 
     public func setHandler(_ handler: @escaping @Sendable () -> Void) {
-        lock.lock()
-        self.handler = handler
-        lock.unlock()
+        state.withLock { $0.handler = handler }
     }
 
     public func arm(at deadline: Date) {
-        lock.lock()
-        armed = deadline
-        armCount += 1
-        lock.unlock()
+        state.withLock { state in
+            state.armed = deadline
+            state.armCount += 1
+        }
     }
 
     public func cancel() {
-        lock.lock()
-        armed = nil
-        lock.unlock()
+        state.withLock { $0.armed = nil }
     }
 
-    public var deadline: Date? {
-        lock.lock()
-        defer { lock.unlock() }
-        return armed
-    }
+    public var deadline: Date? { state.withLock { $0.armed } }
 
     func fire() {
-        lock.lock()
-        armed = nil
-        let handler = self.handler
-        lock.unlock()
+        let handler = state.withLock { state in
+            state.armed = nil
+            return state.handler
+        }
         handler?()
     }
 }

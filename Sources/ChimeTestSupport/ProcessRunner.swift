@@ -1,3 +1,4 @@
+import ChimeCore
 import Foundation
 
 /// Runs a program to completion and collects its output: the tests' way of running real binaries.
@@ -41,25 +42,14 @@ public enum ProcessRunner {
     }
 }
 
-private final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data: Data?
+private final class LockedData: Sendable {
+    private let data = Locked<Data?>(nil)
 
     func set(_ value: Data) {
-        lock.lock()
-        data = value
-        lock.unlock()
+        data.withLock { $0 = value }
     }
 
-    var isSet: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return data != nil
-    }
+    var isSet: Bool { data.withLock { $0 != nil } }
 
-    var value: Data {
-        lock.lock()
-        defer { lock.unlock() }
-        return data ?? Data()
-    }
+    var value: Data { data.withLock { $0 ?? Data() } }
 }

@@ -11,9 +11,8 @@ public final class RecordingDispatcher: DeliveryDispatching, @unchecked Sendable
         public var missedCount: Int
     }
 
-    private let lock = NSLock()
     private let clock: any WallClock
-    private var list: [Record] = []
+    private let list = Locked<[Record]>([])
 
     public init(clock: any WallClock) {
         self.clock = clock
@@ -24,36 +23,23 @@ public final class RecordingDispatcher: DeliveryDispatching, @unchecked Sendable
         let record = Record(
             id: delivery.notification.id, fireTime: delivery.fireTime, handedOffAt: clock.now(),
             missedCount: delivery.missedCount)
-        lock.lock()
-        list.append(record)
-        lock.unlock()
+        list.withLock { $0.append(record) }
     }
 
-    public var records: [Record] {
-        lock.lock()
-        defer { lock.unlock() }
-        return list
-    }
+    public var records: [Record] { list.withLock { $0 } }
 }
 
 /// An event log that keeps the events, for assertions.
-public final class RecordingEventLog: EventLog, @unchecked Sendable {
-    private let lock = NSLock()
-    private var list: [DaemonEvent] = []
+public final class RecordingEventLog: EventLog, Sendable {
+    private let list = Locked<[DaemonEvent]>([])
 
     public init() {}
 
     public func record(_ event: DaemonEvent) {
-        lock.lock()
-        list.append(event)
-        lock.unlock()
+        list.withLock { $0.append(event) }
     }
 
-    public var events: [DaemonEvent] {
-        lock.lock()
-        defer { lock.unlock() }
-        return list
-    }
+    public var events: [DaemonEvent] { list.withLock { $0 } }
 
     public func events(_ kind: DaemonEvent.Kind) -> [DaemonEvent] { events.filter { $0.kind == kind } }
 }
@@ -61,8 +47,7 @@ public final class RecordingEventLog: EventLog, @unchecked Sendable {
 /// The spy of the iOS practice: a backend that records what it was asked to deliver.
 public final class RecordingBackend: DeliveryBackend, @unchecked Sendable {
     public let name: String
-    private let lock = NSLock()
-    private var list: [(Delivery, Date)] = []
+    private let list = Locked<[(Delivery, Date)]>([])
     private let delay: Duration
     private let failure: (any Error)?
 
@@ -75,14 +60,10 @@ public final class RecordingBackend: DeliveryBackend, @unchecked Sendable {
     public func deliver(_ delivery: Delivery, deliveredAt: Date) async throws {
         if delay > .zero { try await Task.sleep(for: delay) }
         if let failure { throw failure }
-        lock.withLock { list.append((delivery, deliveredAt)) }
+        list.withLock { $0.append((delivery, deliveredAt)) }
     }
 
-    public var deliveries: [(delivery: Delivery, deliveredAt: Date)] {
-        lock.lock()
-        defer { lock.unlock() }
-        return list
-    }
+    public var deliveries: [(delivery: Delivery, deliveredAt: Date)] { list.withLock { $0 } }
 }
 
 /// A responder that records the answers backends report, for assertions.
@@ -92,18 +73,17 @@ public final class RecordingResponder: NotificationResponding, @unchecked Sendab
         case closed(id: String, reason: UInt32, backend: String)
     }
 
-    private let lock = NSLock()
-    private var list: [Answer] = []
+    private let list = Locked<[Answer]>([])
 
     public init() {}
 
     public func actionInvoked(_ key: String, delivery: Delivery, backend: String) {
-        lock.withLock { list.append(.action(key: key, id: delivery.notification.id, backend: backend)) }
+        list.withLock { $0.append(.action(key: key, id: delivery.notification.id, backend: backend)) }
     }
 
     public func closed(_ delivery: Delivery, reason: UInt32, backend: String) {
-        lock.withLock { list.append(.closed(id: delivery.notification.id, reason: reason, backend: backend)) }
+        list.withLock { $0.append(.closed(id: delivery.notification.id, reason: reason, backend: backend)) }
     }
 
-    public var answers: [Answer] { lock.withLock { list } }
+    public var answers: [Answer] { list.withLock { $0 } }
 }

@@ -1,11 +1,11 @@
+import ChimeCore
 import Foundation
 
 /// A program started in the background whose output the test reads as it comes.
 public final class RunningProcess: @unchecked Sendable {
     private let process = Process()
-    private let lock = NSLock()
-    private var out = Data()
-    private var err = Data()
+    /// What it wrote to stdout and stderr so far.
+    private let output = Locked<(out: Data, err: Data)>((Data(), Data()))
 
     public init(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: path)
@@ -24,7 +24,7 @@ public final class RunningProcess: @unchecked Sendable {
                 handle.readabilityHandler = nil
                 return
             }
-            self?.lock.withLock { self?.out.append(data) }
+            self?.output.withLock { $0.out.append(data) }
         }
         errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
@@ -34,7 +34,7 @@ public final class RunningProcess: @unchecked Sendable {
                 handle.readabilityHandler = nil
                 return
             }
-            self?.lock.withLock { self?.err.append(data) }
+            self?.output.withLock { $0.err.append(data) }
         }
         try process.run()
     }
@@ -42,8 +42,8 @@ public final class RunningProcess: @unchecked Sendable {
     public var pid: Int32 { process.processIdentifier }
     public var isRunning: Bool { process.isRunning }
 
-    public var standardOutput: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
-    public var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+    public var standardOutput: String { output.withLock { String(decoding: $0.out, as: UTF8.self) } }
+    public var standardError: String { output.withLock { String(decoding: $0.err, as: UTF8.self) } }
 
     public func signal(_ number: Int32) {
         kill(process.processIdentifier, number)
