@@ -166,13 +166,12 @@ public final class Scheduler: @unchecked Sendable {
     /// Delivers everything due, then re-arms for the next occurrence.
     public func timerFired() {
         let now = clock.now().epochMicroseconds
-        let missedBefore = now - Self.microseconds(missedThreshold)
         while let top = queue.first, top.fireTime <= now {
             _ = queue.popFirst()
             let entry = entries[top.entry]
             let notification = entry.notification
             var resumeAfter = top.fireTime
-            if top.fireTime < missedBefore {
+            if MissedOccurrences.isMissed(fireTime: top.fireTime, now: now, threshold: missedThreshold) {
                 resumeAfter = handleMissed(entry, first: top.fireTime, now: now)
             } else {
                 let fireTime = Date(epochMicroseconds: top.fireTime)
@@ -261,23 +260,27 @@ public final class Scheduler: @unchecked Sendable {
     /// and, with `Persistent=yes`, one late delivery. Returns the instant to continue after.
     private func handleMissed(_ entry: Entry, first: Int64, now: Int64) -> Int64 {
         let notification = entry.notification
-        var count = 1
-        var last = first
-        while count < 100_000, let next = nextOccurrence(of: notification, afterMicroseconds: last), next <= now {
-            count += 1
-            last = next
-        }
         let firstDate = Date(epochMicroseconds: first)
-        let lastDate = Date(epochMicroseconds: last)
+        let missed =
+            histories[notification.id].map { history in
+                MissedOccurrences.collapsing(
+                    notification.trigger, from: firstDate, through: Date(epochMicroseconds: now), history: history,
+                    systemZone: systemZone)
+            }
+            ?? MissedOccurrences(
+                first: firstDate, last: firstDate, count: 1, deliversLate: notification.trigger.isPersistent)
+        let count = missed.count
+        let lastDate = missed.last
+        let last = lastDate.epochMicroseconds
         histories[notification.id]?.lastOccurrence = lastDate
-        if !notification.trigger.isPersistent { store.recordSkipped(notification.id, at: lastDate) }
+        if !missed.deliversLate { store.recordSkipped(notification.id, at: lastDate) }
         let fields: [(name: String, value: String)] = [
             ("CHIME_ID", notification.id), ("CHIME_TITLE", notification.title),
             ("CHIME_FIRE_TIME", Timestamp.iso8601(firstDate, fraction: .microseconds)),
             ("CHIME_LAST_FIRE_TIME", Timestamp.iso8601(lastDate, fraction: .microseconds)),
             ("CHIME_MISSED", String(count)),
         ]
-        if notification.trigger.isPersistent {
+        if missed.deliversLate {
             log.record(
                 DaemonEvent(
                     .caughtUp, "\(notification.id): delivering late what was missed (\(count) occurrence(s)).",
