@@ -47,4 +47,23 @@ import Testing
         #expect(!caching.cachingLookups().isValidName("Test/Berlin"))
         #expect(throws: ZoneError.unknownZone("Test/Berlin")) { try plain.cachingLookups().rules(named: "Test/Berlin") }
     }
+
+    /// The database reads only through its source: in memory here, and each zone once per caching database.
+    @Test func readsThroughItsSourceOncePerCachingDatabase() throws {
+        let berlin = try #require(FileManager.default.contents(atPath: "/usr/share/zoneinfo/Europe/Berlin"))
+        let source = MemoryZoneSource(["Test/Berlin": Array(berlin), "Test/Broken": Array("TZif, then nothing".utf8)])
+        let caching = ZoneDatabase(source: source).cachingLookups()
+        for _ in 0..<3 {
+            #expect(try caching.rules(named: "Test/Berlin").name == "Test/Berlin")
+            #expect(throws: ZoneError.unknownZone("Test/Broken")) { try caching.rules(named: "Test/Broken") }
+            #expect(!caching.isValidName("Test/Nowhere"))
+        }
+        #expect(source.reads(of: "Test/Berlin") == 1)
+        #expect(source.reads(of: "Test/Broken") == 1)
+        source.set("Test/Berlin", nil)
+        #expect(try caching.rules(named: "Test/Berlin").name == "Test/Berlin")
+        #expect(throws: ZoneError.unknownZone("Test/Berlin")) {
+            try caching.cachingLookups().rules(named: "Test/Berlin")
+        }
+    }
 }

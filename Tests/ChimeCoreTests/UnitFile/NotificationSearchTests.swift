@@ -40,6 +40,25 @@ struct SearchScenario: Sendable, CustomTestStringConvertible {
         return render(search).map { $0.replacingOccurrences(of: root.path + "/", with: "") }
     }
 
+    /// The same tree in a `MemoryFileSystem`, searched and rendered the same way.
+    func runInMemory() -> [String] {
+        let root = "/memory"
+        var nodes: [String: MemoryFileSystem.Node] = [:]
+        for (path, contents) in tree {
+            let full = root + "/" + path
+            if contents == "<dir>" {
+                nodes[full] = .directory
+            } else if contents.hasPrefix("-> ") {
+                nodes[full] = .link(contents.dropFirst(3).replacingOccurrences(of: "{root}", with: root))
+            } else {
+                nodes[full] = .file(contents)
+            }
+        }
+        let search = NotificationSearch(
+            searching: directories.map { root + "/" + $0 }, probe: MemoryFileSystem(nodes))
+        return render(search).map { $0.replacingOccurrences(of: root + "/", with: "") }
+    }
+
     private func render(_ search: NotificationSearch) -> [String] {
         var lines: [String] = []
         for file in search.files {
@@ -221,6 +240,8 @@ struct SearchScenario: Sendable, CustomTestStringConvertible {
     func searches(scenario: SearchScenario) throws {
         let found = try scenario.run()
         #expect(found == scenario.expected)
+        // The search asks only its probe: an in-memory file system gives the same answer.
+        #expect(scenario.runInMemory() == scenario.expected)
     }
 
     @Test func mergedLookupsSeeDropInsAfterTheMainFile() throws {
