@@ -52,7 +52,7 @@ public final class Scheduler: @unchecked Sendable {
     /// Runs, on the dispatcher's side, when every backend is done with a delivery of a pinned notification: one
     /// that has nothing left to fire is finished only then (`Status.finishedPinnedSources`).
     public var pinnedDeliveryFinished: (@Sendable () -> Void)?
-    /// How many deliveries of each notification are in flight; touched from the dispatcher's side too.
+    /// How many deliveries of each pinned notification are in flight; touched from the dispatcher's side too.
     private let inFlight = Locked<[String: Int]>([:])
 
     /// - Parameters:
@@ -199,9 +199,14 @@ public final class Scheduler: @unchecked Sendable {
         let fireTime = delivery.fireTime
         store.recordOccurrence(id, at: fireTime, missed: delivery.missedCount)
         let store = self.store
+        // Only a pinned notification's deliveries are counted: whether it is finished depends on them.
+        guard !pinnedIDs.isEmpty, pinnedIDs.contains(id) else {
+            dispatcher.dispatch(delivery) { store.recordFinished(id, at: fireTime) }
+            return
+        }
         let inFlight = self.inFlight
         inFlight.withLock { $0[id, default: 0] += 1 }
-        let finished = pinnedIDs.isEmpty || !pinnedIDs.contains(id) ? nil : pinnedDeliveryFinished
+        let finished = pinnedDeliveryFinished
         dispatcher.dispatch(delivery) {
             store.recordFinished(id, at: fireTime)
             inFlight.withLock { counts in
