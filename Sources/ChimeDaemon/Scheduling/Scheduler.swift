@@ -336,7 +336,7 @@ public final class Scheduler: @unchecked Sendable {
     @discardableResult
     public func snooze(_ id: String, for duration: Duration) -> Date? {
         guard entries.contains(where: { $0.notification.id == id && $0.notification.isEnabled }) else { return nil }
-        let due = clock.now().epochMicroseconds + Self.microseconds(duration)
+        let due = clock.now().epochMicroseconds + duration.wholeMicroseconds
         snoozes.insert(id, due: due)
         rearm()
         return Date(epochMicroseconds: due)
@@ -400,9 +400,5 @@ public final class Scheduler: @unchecked Sendable {
         return Status(
             scheduled: scheduled, scheduledCount: queue.count, idle: idle, idleItems: idleItems,
             idleCount: entries.count - queue.count, finishedPinnedSources: finishedPinned.sorted())
-    }
-
-    static func microseconds(_ duration: Duration) -> Int64 {
-        duration.wholeMicroseconds
     }
 }
