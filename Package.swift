@@ -22,7 +22,7 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
         // Swift wrappers around libsystemd; the only place that calls it.
-        .target(name: "ChimeSystemd", dependencies: ["CSystemd"]),
+        .target(name: "ChimeSystemd", dependencies: ["CSystemd", "ChimeCore"]),
         // C helpers for kernel interfaces that Glibc does not export (timerfd).
         .target(name: "CChimeShims"),
         // Configuration discovery, loading and the daemon's machinery.
@@ -62,7 +62,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ChimeSystemdTests",
-            dependencies: ["ChimeSystemd", "ChimeDaemon", "ChimeTestSupport"]
+            dependencies: ["ChimeSystemd", "ChimeCore", "ChimeDaemon", "ChimeTestSupport"]
         ),
         .testTarget(
             // The desktop backend and the launcher badge against a private dbus-daemon and a recording server.

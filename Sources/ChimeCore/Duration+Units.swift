@@ -1,3 +1,5 @@
+import Dispatch
+
 /// `Duration` in the units that system calls, timers and Foundation take: every conversion in one place, each with
 /// its rounding said.
 extension Duration {
@@ -26,6 +28,11 @@ extension Duration {
     public var millisecondsRoundedUp: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+    }
+
+    /// A dispatch interval of whole nanoseconds, for `DispatchTime` deadlines.
+    public var dispatchInterval: DispatchTimeInterval {
+        .nanoseconds(Int(wholeNanoseconds))
     }
 
     /// Seconds as a floating-point number, Foundation's `TimeInterval`.

@@ -1,3 +1,4 @@
+import ChimeCore
 import Glibc
 
 /// The one way the daemon's code makes a libc call that can be interrupted: a call that fails with `EINTR` (a
@@ -22,7 +23,7 @@ public enum SystemCall {
     ) throws(SystemCallError) -> Value {
         switch retrying(body) {
         case .success(let value): return value
-        case .failure(let failure): throw SystemCallError(call: call(), errno: failure.rawValue)
+        case .failure(let failure): throw SystemCallError(call: call(), errno: failure)
         }
     }
 
@@ -36,26 +37,4 @@ public enum SystemCall {
             rest = rest.dropFirst(written)
         }
     }
-}
-
-/// An `errno` value, with Swift names for those chime's code looks for.
-public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: Int32
-
-    public init(_ rawValue: Int32) {
-        self.rawValue = rawValue
-    }
-
-    /// The calling thread's `errno` now.
-    public static var current: Errno { Errno(Glibc.errno) }
-
-    public static let interrupted = Errno(EINTR)
-    public static let wouldBlock = Errno(EAGAIN)
-    public static let textFileBusy = Errno(ETXTBSY)
-    public static let noSuchProcess = Errno(ESRCH)
-    public static let noSuchFile = Errno(ENOENT)
-    public static let noSpace = Errno(ENOSPC)
-
-    /// `No space left on device`.
-    public var description: String { String(cString: strerror(rawValue)) }
 }

@@ -1,11 +1,12 @@
+import ChimeCore
 import Glibc
 
 /// A failed system call of the daemon's own (not libsystemd's): the call's name and its errno.
 public struct SystemCallError: Error, Equatable, Sendable, CustomStringConvertible {
     public let call: String
-    public let errno: Int32
+    public let errno: Errno
 
-    public init(call: String, errno: Int32) {
+    public init(call: String, errno: Errno) {
         self.call = call
         self.errno = errno
     }
@@ -15,15 +16,12 @@ public struct SystemCallError: Error, Equatable, Sendable, CustomStringConvertib
     @discardableResult
     public static func check(_ result: Int32, call: String) throws(SystemCallError) -> Int32 {
         if result < 0 {
-            throw SystemCallError(call: call, errno: -result)
+            throw SystemCallError(call: call, errno: Errno(-result))
         }
         return result
     }
 
-    /// The errno, with its names.
-    public var code: Errno { Errno(errno) }
-
     public var description: String {
-        "\(call): \(String(cString: strerror(errno)))"
+        "\(call): \(errno)"
     }
 }

@@ -1,4 +1,5 @@
 import CSystemd
+import ChimeCore
 import Dispatch
 import Glibc
 
@@ -43,7 +44,7 @@ public final class BusConnection: @unchecked Sendable {
     {
         var created: OpaquePointer?
         try SystemdError.check(sd_bus_new(&created), call: "sd_bus_new")
-        guard let bus = created else { throw SystemdError(call: "sd_bus_new", errno: ENOMEM) }
+        guard let bus = created else { throw SystemdError(call: "sd_bus_new", errno: .outOfMemory) }
         do throws(SystemdError) {
             try SystemdError.check(sd_bus_set_address(bus, address), call: "sd_bus_set_address")
             try SystemdError.check(sd_bus_set_bus_client(bus, 1), call: "sd_bus_set_bus_client")
@@ -130,7 +131,7 @@ public final class BusConnection: @unchecked Sendable {
     ) {
         queue.async { [self] in
             do {
-                guard let bus else { throw SystemdError(call: "sd_bus_send", errno: ENOTCONN) }
+                guard let bus else { throw SystemdError(call: "sd_bus_send", errno: .notConnected) }
                 var created: OpaquePointer?
                 try SystemdError.check(
                     sd_bus_message_new_signal(bus, &created, path, interface, member), call: "sd_bus_message_new_signal"
@@ -151,7 +152,7 @@ public final class BusConnection: @unchecked Sendable {
         destination: String, path: String, interface: String, member: String, timeout: Duration,
         arguments: (inout BusMessageWriter) throws -> Void, reply: @escaping (OpaquePointer?) -> Void
     ) throws {
-        guard let bus else { throw SystemdError(call: "sd_bus_call_async", errno: ENOTCONN) }
+        guard let bus else { throw SystemdError(call: "sd_bus_call_async", errno: .notConnected) }
         var created: OpaquePointer?
         try SystemdError.check(
             sd_bus_message_new_method_call(bus, &created, destination, path, interface, member),
@@ -162,10 +163,10 @@ public final class BusConnection: @unchecked Sendable {
         let box = Unmanaged.passRetained(CallbackBox(reply: reply))
         var slot: OpaquePointer?
         let result = sd_bus_call_async(
-            bus, &slot, created, callbackBoxReply, box.toOpaque(), UInt64(timeout.microseconds))
+            bus, &slot, created, callbackBoxReply, box.toOpaque(), UInt64(timeout.wholeMicroseconds))
         guard result >= 0 else {
             box.release()
-            throw SystemdError(call: "sd_bus_call_async", errno: -result)
+            throw SystemdError(call: "sd_bus_call_async", errno: Errno(-result))
         }
         own(slot)
         rearm()
@@ -175,7 +176,7 @@ public final class BusConnection: @unchecked Sendable {
         _ rule: String, handler: @escaping @Sendable (inout BusMessageReader) -> Void,
         installed: @escaping (OpaquePointer?) -> Void
     ) throws {
-        guard let bus else { throw SystemdError(call: "sd_bus_add_match_async", errno: ENOTCONN) }
+        guard let bus else { throw SystemdError(call: "sd_bus_add_match_async", errno: .notConnected) }
         let box = Unmanaged.passRetained(
             CallbackBox(reply: installed) { message in
                 var reader = BusMessageReader(message: message)
@@ -186,7 +187,7 @@ public final class BusConnection: @unchecked Sendable {
             bus, &slot, rule, callbackBoxMessage, callbackBoxReply, box.toOpaque())
         guard result >= 0 else {
             box.release()
-            throw SystemdError(call: "sd_bus_add_match_async", errno: -result)
+            throw SystemdError(call: "sd_bus_add_match_async", errno: Errno(-result))
         }
         own(slot)
         rearm()
@@ -203,7 +204,7 @@ public final class BusConnection: @unchecked Sendable {
     private static func decode<Reply>(
         _ reply: OpaquePointer?, with decode: (inout BusMessageReader) throws -> Reply
     ) throws -> Reply {
-        guard let reply else { throw SystemdError(call: "sd_bus_call_async", errno: ECONNRESET) }
+        guard let reply else { throw SystemdError(call: "sd_bus_call_async", errno: .connectionReset) }
         if sd_bus_message_is_method_error(reply, nil) > 0 {
             let error = sd_bus_message_get_error(reply)
             throw BusMethodError(
@@ -280,52 +281,34 @@ public final class BusConnection: @unchecked Sendable {
     }
 }
 
-extension Duration {
-    fileprivate var microseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-    }
-}
-
 /// Closes and frees the `sd_bus` once its owner is done with it and every dispatch source on its descriptor has
 /// been cancelled, so that the descriptor is not closed under a source still registered for it.
 private final class DescriptorCloser: @unchecked Sendable {
-    private let lock = PthreadMutex()
-    private var bus: OpaquePointer?
-    private var holds = 1
+    private struct Holds {
+        var bus: OpaquePointer?
+        var count = 1
+    }
 
-    init(bus: OpaquePointer) { self.bus = bus }
+    private let holds: Locked<Holds>
+
+    init(bus: OpaquePointer) { holds = Locked(Holds(bus: bus)) }
 
     /// Keeps the descriptor open until `source` has been cancelled.
     func retain(_ source: any DispatchSourceProtocol) {
-        lock.withLock { holds += 1 }
+        holds.withLock { $0.count += 1 }
         source.setCancelHandler { self.release() }
     }
 
     func release() {
-        let last: OpaquePointer? = lock.withLock {
-            holds -= 1
-            guard holds == 0 else { return nil }
-            defer { bus = nil }
-            return bus
+        let last: OpaquePointer? = holds.withLock { holds in
+            holds.count -= 1
+            guard holds.count == 0 else { return nil }
+            defer { holds.bus = nil }
+            return holds.bus
         }
         // sd_bus_close_unref: also dispatches the error replies of calls still waiting, through their destroy
         // callbacks.
         if let last { sd_bus_close_unref(last) }
-    }
-}
-
-/// A minimal mutex (ChimeSystemd does not import Foundation).
-private final class PthreadMutex: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-
-    init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
-
-    func withLock<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return body()
     }
 }
 

@@ -55,7 +55,7 @@ public final class JournalReader {
     }
 
     private init(opened handle: OpaquePointer?, call: String) throws(SystemdError) {
-        guard let handle else { throw SystemdError(call: call, errno: EINVAL) }
+        guard let handle else { throw SystemdError(call: call, errno: .invalidArgument) }
         self.handle = handle
     }
 

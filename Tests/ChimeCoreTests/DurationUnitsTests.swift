@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 
 @testable import ChimeCore
@@ -28,5 +29,10 @@ import Testing
 
     @Test func timeIntervalKeepsTheFraction() {
         #expect((Duration.seconds(90) + .milliseconds(250)).timeInterval == 90.25)
+    }
+
+    @Test func dispatchIntervalsAreWholeNanoseconds() {
+        #expect((Duration.seconds(1) + .nanoseconds(1_500)).dispatchInterval == .nanoseconds(1_000_001_500))
+        #expect(Duration.zero.dispatchInterval == .nanoseconds(0))
     }
 }

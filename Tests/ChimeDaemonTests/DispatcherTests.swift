@@ -11,8 +11,7 @@ import Testing
     final class UnreachableBackend: DeliveryBackend, @unchecked Sendable {
         let name = "desktop"
         let fallback: String? = "spy"
-        private let lock = NSLock()
-        private var calls = 0
+        private let calls = Locked(0)
         private let failures: Int
 
         init(failures: Int) {
@@ -20,9 +19,9 @@ import Testing
         }
 
         func deliver(_ delivery: Delivery, deliveredAt: Date) async throws {
-            let call = lock.withLock {
-                calls += 1
-                return calls
+            let call = calls.withLock {
+                $0 += 1
+                return $0
             }
             if call <= failures {
                 throw BackendUnavailable(reason: "no notification server", isNew: call == 1)

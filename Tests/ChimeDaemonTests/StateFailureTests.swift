@@ -12,21 +12,24 @@ import Testing
     /// A disk that takes at most `room` more bytes (then fails with ENOSPC, after a partial write if it can),
     /// or everything while `room` is nil.
     final class FillingDisk: @unchecked Sendable {
-        private let lock = NSLock()
-        private var room: Int?
-        private(set) var failures = 0
+        private struct State {
+            var room: Int?
+            var failures = 0
+        }
+        private let state = Locked(State())
 
-        func fill(leaving bytes: Int) { lock.withLock { room = bytes } }
-        func free() { lock.withLock { room = nil } }
+        var failures: Int { state.withLock { $0.failures } }
+        func fill(leaving bytes: Int) { state.withLock { $0.room = bytes } }
+        func free() { state.withLock { $0.room = nil } }
 
         func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
-            let allowed: Int? = lock.withLock {
-                guard let room else { return nil }
+            let allowed: Int? = state.withLock { state in
+                guard let room = state.room else { return nil }
                 guard room > 0 else {
-                    failures += 1
+                    state.failures += 1
                     return 0
                 }
-                self.room = room - min(room, bytes.count)
+                state.room = room - min(room, bytes.count)
                 return min(room, bytes.count)
             }
             guard let allowed else { return Glibc.write(descriptor, bytes.baseAddress, bytes.count) }
@@ -95,19 +98,23 @@ import Testing
     /// A memory store whose writes fail while `failing` is set, as a full disk makes them.
     final class FailingStore: HistoryStore, @unchecked Sendable {
         let memory = MemoryHistoryStore()
-        private let lock = NSLock()
-        private var failingFlush = false
-        private var failingCompaction = false
-        private(set) var attempts = 0
+        private struct State {
+            var failingFlush = false
+            var failingCompaction = false
+            var attempts = 0
+        }
+        private let state = Locked(State())
+
+        var attempts: Int { state.withLock { $0.attempts } }
 
         struct DiskFull: Error, CustomStringConvertible {
             var description: String { "write /state/occurrences.log: No space left on device" }
         }
 
         func fail(flush: Bool, compaction: Bool) {
-            lock.withLock {
-                failingFlush = flush
-                failingCompaction = compaction
+            state.withLock {
+                $0.failingFlush = flush
+                $0.failingCompaction = compaction
             }
         }
 
@@ -122,16 +129,16 @@ import Testing
         var wantsCompaction: Bool { true }
 
         func flush() throws {
-            try lock.withLock {
-                attempts += 1
-                if failingFlush { throw DiskFull() }
+            try state.withLock { state throws(DiskFull) in
+                state.attempts += 1
+                if state.failingFlush { throw DiskFull() }
             }
             try memory.flush()
         }
 
         func compact(_ histories: [String: DeliveryHistory]) throws {
-            try lock.withLock {
-                if failingCompaction { throw DiskFull() }
+            try state.withLock { state throws(DiskFull) in
+                if state.failingCompaction { throw DiskFull() }
             }
             try memory.compact(histories)
         }

@@ -1,3 +1,4 @@
+import ChimeCore
 import ChimeDaemon
 import Foundation
 import Glibc
@@ -25,7 +26,7 @@ import Testing
             return -1
         }
         #expect(result == .failure(.noSpace))
-        #expect(throws: SystemCallError(call: "write /state/occurrences.log", errno: ENOSPC)) {
+        #expect(throws: SystemCallError(call: "write /state/occurrences.log", errno: Errno(ENOSPC))) {
             try SystemCall.retrying("write /state/occurrences.log") { () -> Int in
                 errno = ENOSPC
                 return -1

@@ -1,6 +1,6 @@
+import ChimeCore
 import ChimeSystemd
 import Glibc
-import Synchronization
 import Testing
 
 @testable import ChimeDaemon
@@ -13,7 +13,7 @@ import Testing
             var lines: [String] = []
             var failure: SystemdError?
         }
-        private let state = Mutex(State())
+        private let state = Locked(State())
 
         var entries: [[String]] { state.withLock { $0.entries } }
         var lines: [String] { state.withLock { $0.lines } }
@@ -37,7 +37,7 @@ import Testing
     }
 
     static let reloaded = DaemonEvent(.reloaded, "Reloaded: 3 notifications", fields: [("CHIME_COUNT", "3")])
-    static let refused = SystemdError(call: "sd_journal_sendv", errno: ECONNREFUSED)
+    static let refused = SystemdError(call: "sd_journal_sendv", errno: Errno(ECONNREFUSED))
 
     @Test func entryAndLineOnATerminal() {
         let recorder = Recorder()

@@ -1,3 +1,4 @@
+import ChimeCore
 import ChimeSystemd
 import ChimeTestSupport
 import Foundation
@@ -166,7 +167,7 @@ import Testing
     }
 
     @Test func errorsCarryTheCallAndErrno() throws {
-        #expect(throws: SystemdError(call: "sd_journal_open_directory", errno: ENOENT)) {
+        #expect(throws: SystemdError(call: "sd_journal_open_directory", errno: Errno(ENOENT))) {
             try JournalReader(directory: "/nonexistent/chime-journal")
         }
         let empty = try TemporaryDirectory()
@@ -174,13 +175,13 @@ import Testing
         let reader = try JournalReader(directory: empty.path)
         try reader.seekHead()
         #expect(try reader.next() == false)
-        #expect(throws: SystemdError(call: "sd_journal_get_realtime_usec", errno: EADDRNOTAVAIL)) {
+        #expect(throws: SystemdError(call: "sd_journal_get_realtime_usec", errno: Errno(EADDRNOTAVAIL))) {
             try reader.realtimeMicroseconds()
         }
-        #expect(throws: SystemdError(call: "sd_journal_add_match", errno: EINVAL)) {
+        #expect(throws: SystemdError(call: "sd_journal_add_match", errno: Errno(EINVAL))) {
             try reader.addMatch(field: "lower_case", value: "x")
         }
-        #expect(throws: SystemdError(call: "sd_journal_add_match", errno: EINVAL)) {
+        #expect(throws: SystemdError(call: "sd_journal_add_match", errno: Errno(EINVAL))) {
             try reader.addMatch(field: "", value: "x")
         }
     }

@@ -1,3 +1,4 @@
+import ChimeCore
 import ChimeSystemd
 import ChimeTestSupport
 import Foundation
@@ -62,7 +63,7 @@ import Testing
         [(name: "", value: "no name")],
     ])
     func malformedEntriesAreRejected(fields: [(name: String, value: String)]) {
-        #expect(throws: SystemdError(call: "sd_journal_sendv", errno: EINVAL)) {
+        #expect(throws: SystemdError(call: "sd_journal_sendv", errno: Errno(EINVAL))) {
             try JournalWriter().send(fields)
         }
     }

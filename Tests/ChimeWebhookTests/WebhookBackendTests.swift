@@ -2,7 +2,6 @@ import ChimeCore
 import ChimeDaemon
 import ChimeTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ChimeWebhook
@@ -14,9 +13,9 @@ import Testing
 struct WebhookBackendTests {
     /// Records the waits asked for and returns at once; hands out the jitter fractions in turn.
     final class Waits: Sendable {
-        private let recorded = Mutex<[Duration]>([])
+        private let recorded = Locked<[Duration]>([])
         private let fractions: [Double]
-        private let next = Mutex(0)
+        private let next = Locked(0)
 
         init(fractions: [Double] = [0.5]) {
             self.fractions = fractions

@@ -1,9 +1,9 @@
+import ChimeCore
 import Dispatch
-import Synchronization
 
 /// Counts the calls of a handler and lets a test wait for the next one.
 final class CallCounter: Sendable {
-    private let calls = Mutex(0)
+    private let calls = Locked(0)
     private let signal = DispatchSemaphore(value: 0)
 
     /// The number of calls so far.
@@ -19,6 +19,6 @@ final class CallCounter: Sendable {
 
     /// Waits up to `timeout` for a call not waited for yet; returns whether one came.
     func waitForCall(timeout: Duration) -> Bool {
-        signal.wait(timeout: .now() + .nanoseconds(Int(timeout / .nanoseconds(1)))) == .success
+        signal.wait(timeout: .now() + timeout.dispatchInterval) == .success
     }
 }

@@ -1,3 +1,4 @@
+import ChimeCore
 import ChimeDaemon
 import ChimeTestSupport
 import Dispatch
@@ -49,7 +50,7 @@ import Testing
         }
 
         private func check(_ result: Int32, _ call: String) throws {
-            if result != 0 { throw SystemCallError(call: call, errno: errno) }
+            if result != 0 { throw SystemCallError(call: call, errno: .current) }
         }
     }
 
@@ -147,7 +148,7 @@ import Testing
     }
 
     @Test func missingDirectoryIsAnError() {
-        #expect(throws: SystemCallError(call: "inotify_add_watch", errno: ENOENT)) {
+        #expect(throws: SystemCallError(call: "inotify_add_watch", errno: Errno(ENOENT))) {
             try TimeZoneChangeMonitor(path: "/nonexistent-chime/localtime", queue: .main) {}
         }
     }

@@ -1,4 +1,5 @@
 import CChimeShims
+import ChimeCore
 import Foundation
 import Glibc
 
@@ -38,7 +39,7 @@ struct ChildProcess {
                 stdout = try pipeEnds()
             } else {
                 let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-                guard null >= 0 else { throw SystemCallError(call: "open", errno: errno) }
+                guard null >= 0 else { throw SystemCallError(call: "open", errno: .current) }
                 opened.append(null)
                 stdout = (-1, null)
             }

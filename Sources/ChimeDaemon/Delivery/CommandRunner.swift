@@ -123,7 +123,7 @@ public enum CommandRunner {
                 return try ChildProcess(
                     argv, environment: environment, workingDirectory: workingDirectory, collectsOutput: collectsOutput)
             } catch CommandStartError.system(let failure)
-                where failure.code == .textFileBusy && attempt < busyRetries && ContinuousClock.now < deadline
+                where failure.errno == .textFileBusy && attempt < busyRetries && ContinuousClock.now < deadline
             {
                 attempt += 1
                 usleep(UInt32(attempt) * 10_000)

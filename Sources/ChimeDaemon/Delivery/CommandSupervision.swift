@@ -1,4 +1,5 @@
 import CChimeShims
+import ChimeCore
 import Foundation
 import Glibc
 
@@ -85,7 +86,7 @@ struct CommandSupervision {
         }) {
             child.signalGroup(SIGKILL)
             child.awaitExit()
-            throw CommandStartError.system(SystemCallError(call: "poll", errno: failure.rawValue))
+            throw CommandStartError.system(SystemCallError(call: "poll", errno: failure))
         }
         if descriptors[0].revents != 0 { child.reap() }
         if descriptors[1].revents != 0 { writeInput() }

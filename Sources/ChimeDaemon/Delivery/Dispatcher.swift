@@ -63,7 +63,7 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
 
     /// Waits up to `limit` for deliveries in flight (at shutdown). Returns whether all finished.
     public func drain(within limit: Duration) -> Bool {
-        let deadline = DispatchTime.now() + .nanoseconds(Int(limit.wholeNanoseconds))
+        let deadline = DispatchTime.now() + limit.dispatchInterval
         return inFlight.wait(timeout: deadline) == .success
     }
 

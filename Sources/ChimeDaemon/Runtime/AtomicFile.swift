@@ -1,3 +1,4 @@
+import ChimeCore
 import Foundation
 
 /// Writes files so that a reader sees the old content or the new, never a torn mix: temporary file in the same
@@ -23,7 +24,7 @@ public enum AtomicFile {
         }
         close(fd)
         guard rename(temporary, path) == 0 else {
-            let error = SystemCallError(call: "rename \(path)", errno: errno)
+            let error = SystemCallError(call: "rename \(path)", errno: .current)
             unlink(temporary)
             throw error
         }

@@ -1,3 +1,4 @@
+import ChimeCore
 import Foundation
 
 /// Keeps a second chimed off the directories of a running one: an exclusive `flock(2)` on `chimed.lock` in the
@@ -68,7 +69,7 @@ public final class InstanceLock: @unchecked Sendable {
                 let holder = readPID(descriptor)
                 close(descriptor)
                 guard failure == .wouldBlock else {
-                    throw SystemCallError(call: "flock \(path)", errno: failure.rawValue)
+                    throw SystemCallError(call: "flock \(path)", errno: failure)
                 }
                 throw Held(directory: directory, pid: holder)
             }
@@ -85,7 +86,7 @@ public final class InstanceLock: @unchecked Sendable {
             let text = Array("\(getpid())\n".utf8)
             let written = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
             guard ftruncate(descriptor, off_t(text.count)) == 0, written == text.count else {
-                let failure = errno
+                let failure = Errno.current
                 close(descriptor)
                 throw SystemCallError(call: "write \(path)", errno: failure)
             }

@@ -1,3 +1,4 @@
+import ChimeCore
 import ChimeSystemd
 import Foundation
 
@@ -30,7 +31,7 @@ final class ServiceManagerMessages: Sendable {
     func flush(within limit: Duration) {
         let sent = DispatchSemaphore(value: 0)
         queue.async { sent.signal() }
-        _ = sent.wait(timeout: .now() + .nanoseconds(Int(limit.wholeNanoseconds)))
+        _ = sent.wait(timeout: .now() + limit.dispatchInterval)
     }
 
     /// `WatchdogSec=` of the service, when the manager asks for `WATCHDOG=1` (`sd_watchdog_enabled`).

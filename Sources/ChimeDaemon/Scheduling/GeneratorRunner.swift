@@ -1,3 +1,4 @@
+import ChimeCore
 import Foundation
 import Glibc
 
@@ -44,7 +45,7 @@ struct GeneratorRunner: Sendable {
 
     private static func errno(of error: any Error) -> Int32? {
         guard case .system(let failure) = error as? CommandStartError else { return nil }
-        return failure.errno
+        return failure.errno.rawValue
     }
 
     /// The system's wording for a failed Foundation file operation ("Permission denied"), which Foundation keeps in

@@ -65,7 +65,7 @@ public final class TimeZoneChangeMonitor: Sendable {
             return !pending
         }
         guard startsBurst else { return }
-        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(coalescing / .nanoseconds(1)))) { [weak self] in
+        queue.asyncAfter(deadline: .now() + coalescing.dispatchInterval) { [weak self] in
             self?.endBurst()
         }
     }

@@ -149,7 +149,8 @@ public actor DesktopBackend: DeliveryBackend {
     }
 
     static func meansNoBus(_ error: SystemdError) -> Bool {
-        [ENOTCONN, ECONNRESET, ECONNREFUSED, ENOENT, EPIPE, ESHUTDOWN].contains(error.errno)
+        let noBus: [Errno] = [.notConnected, .connectionReset, .connectionRefused, .noSuchFile, .brokenPipe, .shutDown]
+        return noBus.contains(error.errno)
     }
 
     /// The connection to the session bus, made (once, however many callers wait for it) with the matches for the
