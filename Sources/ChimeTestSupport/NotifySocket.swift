@@ -1,3 +1,4 @@
+import ChimeCore
 import Foundation
 
 /// A stand-in for systemd's notification socket: a datagram socket whose path goes into `NOTIFY_SOCKET`, so a
@@ -40,9 +41,12 @@ public final class NotifySocket: @unchecked Sendable {
 
     /// Messages until one satisfies `predicate` (returned last), or until `timeout` seconds pass in total.
     public func receive(until predicate: (String) -> Bool, timeout: Double) -> [String] {
-        let deadline = Date().addingTimeInterval(timeout)
+        // Monotonic: the tests that step the wall clock wait here too.
+        let deadline = ContinuousClock.now + .seconds(timeout)
         var messages: [String] = []
-        while Date() < deadline, let message = receive(timeout: deadline.timeIntervalSinceNow) {
+        while true {
+            let left = deadline - .now
+            guard left > .zero, let message = receive(timeout: left.timeInterval) else { break }
             messages.append(message)
             if predicate(message) { break }
         }

@@ -6,6 +6,8 @@ public final class RunningProcess: @unchecked Sendable {
     private let process = Process()
     /// What it wrote to stdout and stderr so far.
     private let output = Locked<(out: Data, err: Data)>((Data(), Data()))
+    /// Left once by each of stdout and stderr at its end of file.
+    private let outputEnded = DispatchGroup()
 
     public init(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: path)
@@ -16,27 +18,32 @@ public final class RunningProcess: @unchecked Sendable {
         process.standardOutput = outPipe
         process.standardError = errPipe
         process.standardInput = FileHandle.nullDevice
-        outPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            // At the end of the output the handler is removed: Foundation's handle keeps itself (and so the process
-            // and its pipes) alive while it has one, which the leak checker reported for every process started.
-            guard !data.isEmpty else {
-                handle.readabilityHandler = nil
-                return
-            }
-            self?.output.withLock { $0.out.append(data) }
-        }
-        errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            // At the end of the output the handler is removed: Foundation's handle keeps itself (and so the process
-            // and its pipes) alive while it has one, which the leak checker reported for every process started.
-            guard !data.isEmpty else {
-                handle.readabilityHandler = nil
-                return
-            }
-            self?.output.withLock { $0.err.append(data) }
-        }
+        read(outPipe) { $0.out.append($1) }
+        read(errPipe) { $0.err.append($1) }
         try process.run()
+    }
+
+    /// Appends what arrives on `pipe` to the output with `append`, and leaves `outputEnded` at its end.
+    private func read(_ pipe: Pipe, _ append: @escaping @Sendable (inout (out: Data, err: Data), Data) -> Void) {
+        outputEnded.enter()
+        let ended = outputEnded
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            // At the end of the output the handler is removed: Foundation's handle keeps itself (and so the process
+            // and its pipes) alive while it has one, which the leak checker reported for every process started.
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                ended.leave()
+                return
+            }
+            self?.output.withLock { append(&$0, data) }
+        }
+    }
+
+    /// Waits (up to `limit`) for the end of stdout and stderr, which comes once every process holding their
+    /// write ends (the program, and children it left behind) has closed them.
+    private func waitForEndOfOutput(limit: Duration = .seconds(5)) {
+        _ = outputEnded.wait(timeout: .now() + limit.dispatchInterval)
     }
 
     public var pid: Int32 { process.processIdentifier }
@@ -53,8 +60,8 @@ public final class RunningProcess: @unchecked Sendable {
     /// running (then it is killed).
     @discardableResult
     public func wait(timeout: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -62,7 +69,7 @@ public final class RunningProcess: @unchecked Sendable {
         }
         // Returns at once; Foundation lets go of what it keeps for a process it started only here.
         process.waitUntilExit()
-        usleep(50_000)  // let the pipes' last bytes arrive
+        waitForEndOfOutput()
         return process.terminationStatus
     }
 
@@ -83,7 +90,7 @@ extension RunningProcess {
             let output = standardOutput
             if condition(output) { return output }
             if !isRunning {
-                usleep(50_000)
+                waitForEndOfOutput()
                 return condition(standardOutput) ? standardOutput : nil
             }
             usleep(10_000)
