@@ -51,10 +51,23 @@ import Testing
         delivery.notification.info = [(key: "note", value: hostile)]
         let command = backend([script, "--flag"], name: "alerts", environment: ["OUT": directory.path])
         try await command.deliver(delivery, deliveredAt: Self.deliveredAt)
-        let stdin = try Data(contentsOf: directory.url.appendingPathComponent("stdin"))
-        let line = delivery.json(deliveredAt: Self.deliveredAt, backend: "alerts").serialized
-        #expect(String(decoding: stdin, as: UTF8.self) == line + "\n")
-        #expect(line.contains(#""backend":"alerts""#))
+        // One line of JSON, read back with Foundation's parser: the members the documentation names, in its order.
+        let stdin = String(decoding: try Data(contentsOf: directory.url.appendingPathComponent("stdin")), as: UTF8.self)
+        #expect(stdin.hasSuffix("}\n") && stdin.filter { $0 == "\n" }.count == 1, "\(stdin)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(stdin.utf8)) as? [String: Any])
+        #expect(object["id"] as? String == "exam")
+        #expect(object["title"] as? String == hostile)
+        #expect(object["body"] as? String == hostile)
+        #expect(object["info"] as? [String: String] == ["note": hostile])
+        #expect(object["fire_time"] as? String == "2026-12-01T08:00:00.250000Z")
+        #expect(object["delivered_at"] as? String == "2026-12-01T08:00:01.500000Z")
+        #expect(object["backend"] as? String == "alerts")
+        #expect(object["missed"] as? Int == 2)
+        #expect(object["badge"] as? Int == 3)
+        #expect(object.count == 9)
+        let order = ["id", "title", "body", "info", "fire_time", "delivered_at", "backend", "missed", "badge"]
+        let positions = order.compactMap { stdin.range(of: "\"\($0)\":")?.lowerBound }
+        #expect(positions.count == order.count && positions == positions.sorted(), "\(stdin)")
         let variables = try Data(contentsOf: directory.url.appendingPathComponent("env"))
             .split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
         let environment = Dictionary(

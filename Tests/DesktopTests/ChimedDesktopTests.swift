@@ -128,7 +128,9 @@ struct ChimedDesktopTests {
         defer { launcher.stop() }
         let output = directory.path + "/action"
         try directory.write(
-            "config/record-action", "#!/bin/sh\n/usr/bin/env > \"$1.env\"\nexec /bin/cat > \"$1.json\"\n",
+            // Both files whole before the second appears: the test waits for that one.
+            "config/record-action",
+            "#!/bin/sh\n/usr/bin/env > \"$1.env\"\n/bin/cat > \"$1.part\"\nexec mv \"$1.part\" \"$1.json\"\n",
             permissions: 0o755)
         try directory.write("config/chimed.conf", "[Desktop]\nDesktopEntry=org.example.Chime\n")
         let (process, notify) = try startChimed(in: directory, bus: bus, zone: "UTC")
@@ -159,7 +161,6 @@ struct ChimedDesktopTests {
         while !FileManager.default.fileExists(atPath: output + ".json") && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        try await Task.sleep(for: .milliseconds(200))
         let environment = try String(contentsOfFile: output + ".env", encoding: .utf8).split(separator: "\n")
         #expect(environment.contains("CHIME_ACTION=open"))
         #expect(environment.contains("CHIME_ID=tea"))

@@ -38,8 +38,13 @@ import Testing
             waitFor(
                 { process.standardError.contains("Presentation: badge allowed; alert, sound not allowed.") },
                 timeout: 10), "\(process.standardError)")
-        // Two seconds of ticks, none of them on stdout: journal only.
-        Thread.sleep(forTimeInterval: 2.2)
+        // Two ticks, as the state records them, none of them on stdout: journal only.
+        let occurrences = directory.path + "/state/occurrences.log"
+        let fired = {
+            ((try? String(contentsOfFile: occurrences, encoding: .utf8)) ?? "")
+                .components(separatedBy: #""occurrence":"tick""#).count - 1
+        }
+        #expect(waitFor({ fired() >= 2 }, timeout: 10), "\(process.standardError)")
         #expect(Self.deliveries(process.standardOutput, id: "tick") == 0)
 
         try directory.write("config/chimed.conf", "[Daemon]\nDeliver=stdout\n")
