@@ -7,7 +7,8 @@ import Testing
 /// Whatever text it is handed, the calendar engine answers — a spec or an error, then an elapse or "never" —
 /// without crashing or hanging.
 @Suite struct CalendarRobustnessTests {
-    static let inputCount = 100_000
+    /// Seeded, so that CI sees the same inputs every time; the fuzz target `calendar` goes on from there.
+    static let inputCount = 20_000
 
     @Test(.timeLimit(.minutes(1)))
     func randomAndMutatedSpecsAreAnswered() throws {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import ChimeCore
 
-/// 100,000 seeded random and mutated inputs, each given to both parsers: every one must be answered (a value or
+/// 20,000 seeded random and mutated inputs (the fuzz targets `timespan` and `timestamp` go on from there), each given to both parsers: every one must be answered (a value or
 /// a `TimeParseError` pointing inside the text), and what is accepted must survive a format-and-parse round trip.
 @Suite struct TimeParsingRobustnessTests {
     /// Pieces that matter to the two grammars, plus characters they must not trip over.
@@ -30,7 +30,7 @@ import Testing
         var generator = SeededRandomNumberGenerator(seed: 0x7153_7A3F)
         let berlin = try ZoneDatabase.system.rules(named: "Europe/Berlin")
         var accepted = (spans: 0, timestamps: 0)
-        for round in 0..<100_000 {
+        for round in 0..<20_000 {
             let input = Self.input(&generator)
             let length = input.count
             do {
@@ -52,7 +52,7 @@ import Testing
             try expectRoundTrip(date, input: input)
         }
         // Keeps the generator honest: a change that made nearly everything fail would go unnoticed otherwise.
-        #expect(accepted.spans > 5_000 && accepted.timestamps > 5_000)
+        #expect(accepted.spans > 1_000 && accepted.timestamps > 1_000)
     }
 
     /// "Now" at the ends of what a `Date` holds must not trip the arithmetic.

