@@ -150,7 +150,7 @@ soak: release
 # corpus of its own, so that a crash or leak fails the tests. Findings are under .build/fuzz (see fuzzing/run).
 FUZZ_TARGETS = unit-file calendar timestamp timespan generator state
 FUZZ_SECONDS ?= 600
-FUZZ_SMOKE_SECONDS ?= 5
+FUZZ_SMOKE_SECONDS ?= 3
 FUZZ_BUILD_FLAGS = -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
 
 fuzz-build: deps-fuzz

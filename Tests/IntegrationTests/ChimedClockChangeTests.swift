@@ -38,7 +38,7 @@ import Testing
         let directory = try TemporaryDirectory(prefix: "chimed-clock")
         defer { directory.remove() }
         // Due within the step's window: jumped over by the step forward, passed again after the step back.
-        let dueAt = Int64(Date().timeIntervalSince1970) + 5
+        let dueAt = Int64(Date().timeIntervalSince1970) + 4
         try directory.write("config/tick.notification", "[Notification]\nTitle=Tick\n[Trigger]\nEvery=1s\n")
         try directory.write(
             "config/due.notification", "[Notification]\nTitle=Due\n[Trigger]\nAt=@\(dueAt)\nPersistent=yes\n")
@@ -101,7 +101,7 @@ import Testing
         unlink(etc + "/localtime")
         try #require(symlink("/usr/share/zoneinfo/America/New_York", etc + "/localtime") == 0)
         // Due in seconds as Tokyo's wall clock reads: 13 or 14 hours away in New York, where chimed starts.
-        let dueAt = Int64(Date().timeIntervalSince1970) + 6
+        let dueAt = Int64(Date().timeIntervalSince1970) + 4
         let format = DateFormatter()
         format.locale = Locale(identifier: "en_US_POSIX")
         format.timeZone = TimeZone(identifier: "Asia/Tokyo")
