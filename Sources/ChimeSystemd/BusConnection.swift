@@ -148,6 +148,52 @@ public final class BusConnection: @unchecked Sendable {
         }
     }
 
+    /// Asks the bus for the well-known `name`, without queueing for it (`RequestName` with
+    /// `DBUS_NAME_FLAG_DO_NOT_QUEUE`). Returns whether this connection owns it now.
+    public func requestName(_ name: String) async throws -> Bool {
+        let answer = try await call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "RequestName",
+            arguments: { writer in
+                try writer.append(name)
+                try writer.append(.uint32(4))
+            },
+            reply: { reader in try reader.readUInt32() })
+        // 1: now the primary owner; 4: already was.
+        return answer == 1 || answer == 4
+    }
+
+    /// Hands every method call to the object at `path` to `handler`, on the bus queue (`sd_bus_add_object`); the
+    /// handler answers through the `BusMethodCall`, at once or later from any thread. The object lasts as long
+    /// as the connection.
+    public func exportObject(path: String, handler: @escaping @Sendable (BusMethodCall) -> Void) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            queue.async { [self] in
+                continuation.resume(with: Result { try startObject(path: path, handler: handler) })
+            }
+        }
+    }
+
+    private func startObject(path: String, handler: @escaping @Sendable (BusMethodCall) -> Void) throws {
+        guard let bus else { throw SystemdError(call: "sd_bus_add_object", errno: .notConnected) }
+        let send: @Sendable (@escaping @Sendable () -> Void) -> Void = { [weak self] body in
+            guard let self else { return }
+            queue.async {
+                body()
+                self.rearm()
+            }
+        }
+        let box = Unmanaged.passRetained(
+            CallbackBox(reply: { _ in }) { message in handler(BusMethodCall(message: message, send: send)) })
+        var slot: OpaquePointer?
+        let result = sd_bus_add_object(bus, &slot, path, callbackBoxMethod, box.toOpaque())
+        guard result >= 0 else {
+            box.release()
+            throw SystemdError(call: "sd_bus_add_object", errno: Errno(-result))
+        }
+        own(slot)
+    }
+
     private func startCall(
         destination: String, path: String, interface: String, member: String, timeout: Duration,
         arguments: (inout BusMessageWriter) throws -> Void, reply: @escaping (OpaquePointer?) -> Void
@@ -344,6 +390,12 @@ private let callbackBoxMessage: sd_bus_message_handler_t = { message, userdata, 
     Unmanaged<CallbackBox>.fromOpaque(userdata!).takeUnretainedValue().received(message)
     // 0: other matches and handlers see the message too.
     return 0
+}
+
+private let callbackBoxMethod: sd_bus_message_handler_t = { message, userdata, _ in
+    Unmanaged<CallbackBox>.fromOpaque(userdata!).takeUnretainedValue().received(message)
+    // 1: handled; the handler answers the call itself.
+    return 1
 }
 
 private let callbackBoxDestroy: sd_bus_destroy_t = { userdata in

@@ -9,10 +9,12 @@ public enum BusValue: Sendable, Equatable {
     case int32(Int32)
     case uint32(UInt32)
     case int64(Int64)
+    case strings([String])
 
-    /// The D-Bus type signature of the value (`s`, `y`, `b`, `i`, `u`, `x`).
+    /// The D-Bus type signature of the value (`s`, `y`, `b`, `i`, `u`, `x`, `as`).
     public var signature: String {
         switch self {
+        case .strings: return "as"
         case .string: return "s"
         case .byte: return "y"
         case .boolean: return "b"
@@ -61,6 +63,7 @@ public struct BusMessageWriter {
         case .int32(let number): try appendBasic("i", number)
         case .uint32(let number): try appendBasic("u", number)
         case .int64(let number): try appendBasic("x", number)
+        case .strings(let strings): try append(strings: strings)
         }
     }
 
@@ -136,6 +139,7 @@ public struct BusMessageReader {
     }
 
     public mutating func readUInt32() throws(SystemdError) -> UInt32 { try readBasic("u", UInt32(0)) }
+    public mutating func readInt64() throws(SystemdError) -> Int64 { try readBasic("x", Int64(0)) }
     public mutating func readInt32() throws(SystemdError) -> Int32 { try readBasic("i", Int32(0)) }
 
     /// Reads an array of strings (`as`).
@@ -159,6 +163,7 @@ public struct BusMessageReader {
         case "i": value = .int32(try readBasic("i", Int32(0)))
         case "u": value = .uint32(try readBasic("u", UInt32(0)))
         case "x": value = .int64(try readBasic("x", Int64(0)))
+        case "as": value = .strings(try readStrings())
         default:
             try skip(contents)
             value = nil
