@@ -20,6 +20,7 @@ DATADIR = $(PREFIX)/share/chime
 SYSTEMDDIR = $(PREFIX)/lib/systemd
 SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 DOCDIR = $(PREFIX)/share/doc/chime
+DBUSDIR = $(PREFIX)/share/dbus-1
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 # Release binaries carry the Swift runtime and Foundation inside: they start in half the time (no dozen shared
@@ -191,6 +192,11 @@ install-systemd:
 	chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/system/chimed.service $(DESTDIR)$(SYSTEMDDIR)/user/chimed.service
 	install -m 0644 systemd/chime.catalog $(DESTDIR)$(SYSTEMDDIR)/catalog/chime.catalog
 	install -m 0644 systemd/chime.sysusers $(DESTDIR)$(SYSUSERSDIR)/chime.conf
+	install -d $(DESTDIR)$(DBUSDIR)/services $(DESTDIR)$(DBUSDIR)/interfaces
+	sed 's|@BINDIR@|$(BINDIR)|g' dbus/org.chime.Notifications1.service \
+		>$(DESTDIR)$(DBUSDIR)/services/org.chime.Notifications1.service
+	chmod 0644 $(DESTDIR)$(DBUSDIR)/services/org.chime.Notifications1.service
+	install -m 0644 dbus/org.chime.Notifications1.xml $(DESTDIR)$(DBUSDIR)/interfaces/org.chime.Notifications1.xml
 	@if [ -z "$(DESTDIR)" ] && command -v journalctl >/dev/null; then journalctl --update-catalog; fi
 	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then \
 		systemd-sysusers $(SYSUSERSDIR)/chime.conf; fi
@@ -206,6 +212,8 @@ uninstall: uninstall-systemd
 uninstall-systemd:
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/system/chimed.service $(DESTDIR)$(SYSTEMDDIR)/user/chimed.service
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/catalog/chime.catalog $(DESTDIR)$(SYSUSERSDIR)/chime.conf
+	rm -f $(DESTDIR)$(DBUSDIR)/services/org.chime.Notifications1.service \
+		$(DESTDIR)$(DBUSDIR)/interfaces/org.chime.Notifications1.xml
 	@if [ -z "$(DESTDIR)" ] && command -v journalctl >/dev/null; then journalctl --update-catalog; fi
 
 clean:

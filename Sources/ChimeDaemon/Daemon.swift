@@ -1,5 +1,6 @@
 import CChimeShims
 import ChimeCore
+import ChimeSystemd
 import Foundation
 
 /// The running `chimed`'s lifecycle: the instance lock and PID file, signals (registered before anything can
@@ -19,6 +20,7 @@ public final class Daemon: @unchecked Sendable {
     private let dispatcher: Dispatcher
     private let scheduler: Scheduler
     private let rebuilder: ScheduleRebuilder
+    private let applications: ApplicationInterface
     private var signalSources: [any DispatchSourceSignal] = []
     private var watchdog: (any DispatchSourceTimer)?
     private var monitors: [any Sendable] = []
@@ -52,7 +54,10 @@ public final class Daemon: @unchecked Sendable {
             factories: factories,
             context: BackendContext(log: log, clock: clock, responder: answers, environment: environment))
         let badge = InstanceBadge(stateDirectory: options.stateDirectory, environment: environment, log: log)
-        let added = AddedRequests(directory: options.addedDirectory)
+        let added = AddedRequests(
+            directories: [
+                options.addedDirectory, ApplicationRequests(stateDirectory: options.stateDirectory).directory,
+            ])
         let reporter = ScheduleReporter(
             queue: queue, scheduler: scheduler, badge: badge, messages: messages, addedRequests: added,
             options: options, clock: clock)
@@ -61,6 +66,9 @@ public final class Daemon: @unchecked Sendable {
             dispatcher: dispatcher, registry: registry, badge: badge, reporter: reporter, messages: messages,
             log: log)
         self.rebuilder = rebuilder
+        applications = ApplicationInterface(
+            queue: queue, requests: ApplicationRequests(stateDirectory: options.stateDirectory), scheduler: scheduler,
+            rebuilder: rebuilder, clock: clock, environment: environment, log: log)
 
         // Each delivery: stripped to what chimed.conf's [Presentation] allows, and its Badge= applied; the badge
         // is written once per fire, not once per delivery.
@@ -88,8 +96,31 @@ public final class Daemon: @unchecked Sendable {
         }
         installSignalHandlers()
         queue.async { self.startWatchdog() }
-        queue.async { self.rebuilder.rebuild(reason: "start") }
+        // Applications' calls are taken once the first schedule is in: a bus-activated chimed answers its first
+        // call (which the bus holds until the name is taken) from the schedule it loaded.
+        queue.async { self.rebuilder.rebuild(reason: "start") { self.serveApplications() } }
         dispatchMain()
+    }
+
+    /// The user instance serves applications on the session bus (`ApplicationInterface`) when there is one: the
+    /// bus that started it (`DBUS_STARTER_ADDRESS`, bus activation), else the session's.
+    private func serveApplications() {
+        guard options.instance == .user,
+            let address = environment["DBUS_STARTER_ADDRESS"]
+                ?? BusConnection.sessionBusAddress(environment: environment)
+        else { return }
+        let applications = self.applications
+        let log = self.log
+        Task {
+            do {
+                try await applications.start(address: address)
+            } catch {
+                log.record(
+                    DaemonEvent(
+                        .systemError, "Cannot serve applications on the session bus \(address) (\(error)), ignoring",
+                        priority: .warning))
+            }
+        }
     }
 
     /// Watches for wall-clock changes and for changes of the system zone (`/etc/localtime`): the first makes

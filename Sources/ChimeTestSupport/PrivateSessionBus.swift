@@ -13,8 +13,13 @@ public final class PrivateSessionBus: @unchecked Sendable {
         ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Starts the daemon and waits (up to `timeout`) for it to print its address.
-    public init(directory: TemporaryDirectory, timeout: Duration = .seconds(10)) throws {
+    /// Starts the daemon and waits (up to `timeout`) for it to print its address. With `serviceDirectory`, it
+    /// starts the services described there on their first call (bus activation), with `environment` added to its
+    /// own (the services' standard output and error are the daemon's: `output`).
+    public init(
+        directory: TemporaryDirectory, serviceDirectory: String? = nil, environment: [String: String] = [:],
+        timeout: Duration = .seconds(10)
+    ) throws {
         guard let path = Self.daemonPath else { throw FixtureError("dbus-daemon is not installed") }
         socketPath = directory.path + "/bus"
         let configuration = try directory.write(
@@ -26,6 +31,7 @@ public final class PrivateSessionBus: @unchecked Sendable {
               <type>session</type>
               <listen>unix:path=\(socketPath)</listen>
               <auth>EXTERNAL</auth>
+            \(serviceDirectory.map { "  <servicedir>\($0)</servicedir>" } ?? "")
               <policy context="default">
                 <allow send_destination="*" eavesdrop="true"/>
                 <allow eavesdrop="true"/>
@@ -33,13 +39,17 @@ public final class PrivateSessionBus: @unchecked Sendable {
               </policy>
             </busconfig>
             """)
-        daemon = try RunningProcess(path, ["--config-file=\(configuration)", "--nofork", "--print-address"])
+        daemon = try RunningProcess(
+            path, ["--config-file=\(configuration)", "--nofork", "--print-address"], environment: environment)
         guard let line = daemon.waitForOutput(timeout: timeout, where: { $0.contains("\n") }) else {
             daemon.signal(SIGKILL)
             throw FixtureError("dbus-daemon printed no address: \(daemon.standardError)")
         }
         address = String(line.prefix { $0 != "\n" })
     }
+
+    /// What the daemon and the services it started wrote to standard output so far.
+    public var output: String { daemon.standardOutput }
 
     /// Stops the daemon and waits for it to exit.
     ///

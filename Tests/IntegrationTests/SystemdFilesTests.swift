@@ -128,16 +128,32 @@ import Testing
         }
     }
 
+    /// The D-Bus activation file starts the installed chimed --user, through the user unit where a user manager
+    /// runs (the unit is installed beside it).
+    @Test func busActivationStartsTheInstalledChimedOrItsUserUnit() throws {
+        let root = try Self.installed()
+        defer { root.remove() }
+        let binDirectory = URL(fileURLWithPath: BinaryLocator.path(of: "chimed")).deletingLastPathComponent().path
+        let text = try String(
+            contentsOfFile: root.path + "/usr/share/dbus-1/services/org.chime.Notifications1.service", encoding: .utf8)
+        #expect(text.contains("\n[D-BUS Service]\nName=org.chime.Notifications1\n"))
+        #expect(text.contains("\nExec=\(binDirectory)/chimed --user\n"))
+        #expect(text.hasSuffix("\nSystemdService=chimed.service\n"))
+        #expect(FileManager.default.fileExists(atPath: root.path + "/usr/lib/systemd/user/chimed.service"))
+    }
+
     @Test func uninstallRemovesEverythingInstalled() throws {
         let root = try Self.installed()
         defer { root.remove() }
         let installed = try FileManager.default.subpathsOfDirectory(atPath: root.path).filter {
-            $0.hasSuffix(".service") || $0.hasSuffix(".catalog") || $0.hasSuffix(".conf")
+            $0.hasSuffix(".service") || $0.hasSuffix(".catalog") || $0.hasSuffix(".conf") || $0.hasSuffix(".xml")
         }
         #expect(
             installed.sorted() == [
                 "usr/lib/systemd/catalog/chime.catalog", "usr/lib/systemd/system/chimed.service",
                 "usr/lib/systemd/user/chimed.service", "usr/lib/sysusers.d/chime.conf",
+                "usr/share/dbus-1/interfaces/org.chime.Notifications1.xml",
+                "usr/share/dbus-1/services/org.chime.Notifications1.service",
             ])
         let make = try ProcessRunner.run(
             "/usr/bin/env",

@@ -41,7 +41,7 @@ public struct NotificationLoader: Sendable {
         }
     }
 
-    static let knownKeys: [String: Set<String>] = [
+    public static let knownKeys: [String: Set<String>] = [
         "Notification": [
             "Title", "Body", "Icon", "Category", "Sound", "Urgency", "Action", "ExecAction", "SnoozeSec", "Badge",
             "Info", "Deliver", "Enabled",
@@ -50,7 +50,7 @@ public struct NotificationLoader: Sendable {
     ]
 
     /// The keys that may be given more than once, each bounded by `InputLimits.maximumRepeats`.
-    static let repeatableKeys: [(section: String, keys: [String])] = [
+    public static let repeatableKeys: [(section: String, keys: [String])] = [
         ("Notification", ["Action", "ExecAction", "Info", "Deliver"]), ("Trigger", ["At", "OnCalendar"]),
     ]
 

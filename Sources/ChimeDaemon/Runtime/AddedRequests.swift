@@ -1,20 +1,21 @@
 import Foundation
 
-/// The requests of `chimectl add`: notification files in the state directory (`DaemonOptions.addedDirectory`).
+/// The requests of `chimectl add` and of applications: notification files in the state directory
+/// (`DaemonOptions.addedDirectory`, `ApplicationRequests`).
 ///
 /// A request with nothing left to fire (a delivered one-shot, an exhausted `Count=`) is removed, so that the
 /// directory holds what is still to come, as `GetPending` of an app would list it: a finished request is no longer
 /// loaded, listed or cancelled.
 public struct AddedRequests: Sendable {
-    public let directory: String
+    public let directories: [String]
 
-    public init(directory: String) {
-        self.directory = directory
+    public init(directories: [String]) {
+        self.directories = directories
     }
 
     /// Whether a notification loaded from `source` is a request.
     public func contains(_ source: String) -> Bool {
-        source.hasPrefix(directory + "/")
+        directories.contains { source.hasPrefix($0 + "/") }
     }
 
     /// Removes the request files among `sources`; a file already gone is fine.

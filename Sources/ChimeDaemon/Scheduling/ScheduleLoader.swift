@@ -145,7 +145,8 @@ public struct ScheduleLoader: Sendable {
     }
 
     /// Where an instance's notifications come from, in order of precedence for the same id: files, then
-    /// generators, then the requests of `chimectl add` (`DaemonOptions.addedDirectory`).
+    /// generators, then the requests of `chimectl add` (`DaemonOptions.addedDirectory`), then applications'
+    /// requests (`ApplicationRequests`).
     ///
     /// Being last, a runtime request never shadows a file or a generator's notification: one with the same id is
     /// dropped with a warning, as any later duplicate is. Drop-ins of the configuration directories do not apply
@@ -161,6 +162,7 @@ public struct ScheduleLoader: Sendable {
                 timeout: configuration.generatorTimeout, outputLimit: configuration.generatorOutputLimit,
                 reuse: generatorReuse),
             NotificationDirectorySource(directories: [options.addedDirectory], role: "directory of runtime requests"),
+            ApplicationRequestSource(requests: ApplicationRequests(stateDirectory: options.stateDirectory)),
         ]
     }
 
@@ -210,5 +212,32 @@ public struct ScheduleLoader: Sendable {
             return false
         }
         return schedule
+    }
+}
+
+/// The requests applications made over D-Bus (`ApplicationRequests`), each under its schedule id `APP_ID:ID`.
+/// chimed wrote every one of them itself, after validating it the way a file is: what fails to load now is
+/// reported as a file's problem would be.
+public struct ApplicationRequestSource: ScheduleSource {
+    public var requests: ApplicationRequests
+
+    public init(requests: ApplicationRequests) {
+        self.requests = requests
+    }
+
+    public func load(into schedule: inout LoadedSchedule, loader: NotificationLoader) throws(ScheduleLoadError) {
+        for appID in requests.appIDs() {
+            for id in requests.ids(appID: appID) {
+                let path = requests.path(appID: appID, id: id)
+                guard let data = FileManager.default.contents(atPath: path) else { continue }
+                let result = loader.load(
+                    UnitFile(parsing: data, path: path), id: ApplicationRequests.scheduleID(appID: appID, id: id),
+                    path: path)
+                schedule.problems += result.diagnostics
+                if let notification = result.notification {
+                    schedule.notifications.append(LoadedNotification(notification: notification, source: path))
+                }
+            }
+        }
     }
 }

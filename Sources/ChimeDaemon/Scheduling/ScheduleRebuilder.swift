@@ -26,6 +26,9 @@ final class ScheduleRebuilder: @unchecked Sendable {
     private(set) var configuration = DaemonConfiguration()
     private var isRebuilding = false
     private var rebuildPending = false
+    /// What to run once the rebuild under way is installed, and once the one pending after it is.
+    private var whenRebuilt: [() -> Void] = []
+    private var whenPendingRebuilt: [() -> Void] = []
     private var isStopped = false
     private var facts = ScheduleReporter.RebuildFacts()
     /// The generators' part of the installed schedule, lent to the next rebuild.
@@ -53,12 +56,16 @@ final class ScheduleRebuilder: @unchecked Sendable {
     var defaultBackends: [String] { configuration.backendsWithoutDeliver(override: options.defaultBackends) }
 
     /// Starts a rebuild for `reason`; while one is loading, further requests collapse into one more.
-    func rebuild(reason: String) {
+    /// `completion` runs on the queue once a rebuild that started after this request is installed: one that began
+    /// earlier may have read the sources before the change that asked for it.
+    func rebuild(reason: String, then completion: (() -> Void)? = nil) {
         guard !isStopped else { return }
         if isRebuilding {
             rebuildPending = true
+            if let completion { whenPendingRebuilt.append(completion) }
             return
         }
+        if let completion { whenRebuilt.append(completion) }
         isRebuilding = true
         if facts.rebuilds > 0 {
             messages.send(
@@ -172,8 +179,13 @@ final class ScheduleRebuilder: @unchecked Sendable {
         // or the process keeps the high-water mark of every rebuild (malloc keeps freed memory for reuse). After
         // the snapshot, so as to delay neither it nor a fire.
         reporter.rebuilt(facts) { _ = chime_release_free_memory() }
+        let done = whenRebuilt
+        whenRebuilt = []
+        for completion in done { completion() }
         if rebuildPending {
             rebuildPending = false
+            whenRebuilt = whenPendingRebuilt
+            whenPendingRebuilt = []
             rebuild(reason: "coalesced requests")
         }
     }

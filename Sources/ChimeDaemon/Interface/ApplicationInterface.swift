@@ -1,0 +1,231 @@
+import ChimeCore
+import ChimeSystemd
+import Foundation
+
+/// `org.chime.Notifications1` at `/org/chime/Notifications1`: applications add, list and remove their own
+/// notification requests, as an iOS app does with `UNUserNotificationCenter` (DESIGN.md, "The application
+/// interface"). A request is validated as a file is (`BusRequest`), stored (`ApplicationRequests`) and in the
+/// schedule before `Add` returns: the call is answered after a rebuild that read it, and the requests of a burst of
+/// calls share one rebuild.
+///
+/// Arguments are read on the bus queue; the work is done on the scheduler's queue.
+final class ApplicationInterface: @unchecked Sendable {
+    static let name = "org.chime.Notifications1"
+    static let path = "/org/chime/Notifications1"
+    static let interface = "org.chime.Notifications1"
+
+    enum Failure: String {
+        case invalidArgument = "InvalidArgument"
+        case limitExceeded = "LimitExceeded"
+        case accessDenied = "AccessDenied"
+
+        var name: String { "org.chime.Notifications1.Error.\(rawValue)" }
+    }
+
+    private let queue: DispatchQueue
+    private let requests: ApplicationRequests
+    private let scheduler: Scheduler
+    private let rebuilder: ScheduleRebuilder
+    private let clock: any WallClock
+    private let environment: [String: String]
+    private let log: any EventLog
+    /// Kept open for the life of the daemon.
+    private var connection: BusConnection?
+
+    init(
+        queue: DispatchQueue, requests: ApplicationRequests, scheduler: Scheduler, rebuilder: ScheduleRebuilder,
+        clock: any WallClock, environment: [String: String], log: any EventLog
+    ) {
+        self.queue = queue
+        self.requests = requests
+        self.scheduler = scheduler
+        self.rebuilder = rebuilder
+        self.clock = clock
+        self.environment = environment
+        self.log = log
+    }
+
+    /// Connects to the bus at `address`, exports the object, then takes the name: a call that the name's owner
+    /// receives always finds the object.
+    func start(address: String) async throws {
+        let connection = try BusConnection(address: address, label: "chimed.interface")
+        try await connection.exportObject(path: Self.path) { [weak self] call in self?.received(call) }
+        guard try await connection.requestName(Self.name) else {
+            connection.close()
+            throw BusMethodError(
+                name: "org.freedesktop.DBus.Error.AddressInUse", message: "\(Self.name) is owned by another process")
+        }
+        queue.async { self.connection = connection }
+    }
+
+    /// On the bus queue: reads the arguments, then does the work on the scheduler's queue.
+    private func received(_ call: BusMethodCall) {
+        do {
+            switch (call.interface, call.member) {
+            case ("org.freedesktop.DBus.Introspectable", "Introspect"):
+                call.reply { try $0.append(Self.introspection) }
+            case (Self.interface, "Add") where call.signature == "ssa{sv}a{sv}":
+                let (appID, id, content, trigger) = try call.read { reader in
+                    (
+                        try reader.readString(), try reader.readString(), try reader.readDictionary(),
+                        try reader.readDictionary()
+                    )
+                }
+                queue.async { self.add(call, appID: appID, id: id, content: content, trigger: trigger) }
+            case (Self.interface, "GetPending") where call.signature == "s":
+                let appID = try call.read { try $0.readString() }
+                queue.async { self.getPending(call, appID: appID) }
+            case (Self.interface, "RemovePending") where call.signature == "sas":
+                let (appID, ids) = try call.read { reader in (try reader.readString(), try reader.readStrings()) }
+                queue.async { self.remove(call, appID: appID, ids: ids) }
+            case (Self.interface, "RemoveAllPending") where call.signature == "s":
+                let appID = try call.read { try $0.readString() }
+                queue.async { self.remove(call, appID: appID, ids: nil) }
+            case (Self.interface, "Add"), (Self.interface, "GetPending"), (Self.interface, "RemovePending"),
+                (Self.interface, "RemoveAllPending"):
+                call.reply(
+                    error: "org.freedesktop.DBus.Error.InvalidArgs",
+                    "\(call.member) takes (\(Self.signatures[call.member] ?? "")), not (\(call.signature))")
+            default:
+                call.reply(
+                    error: "org.freedesktop.DBus.Error.UnknownMethod",
+                    "No method \(call.member) in interface \(call.interface) at \(call.path)")
+            }
+        } catch {
+            call.reply(error: "org.freedesktop.DBus.Error.InvalidArgs", "\(error)")
+        }
+    }
+
+    static let signatures = ["Add": "ssa{sv}a{sv}", "GetPending": "s", "RemovePending": "sas", "RemoveAllPending": "s"]
+
+    private func add(
+        _ call: BusMethodCall, appID: String, id: String, content: [(key: String, value: BusValue)],
+        trigger: [(key: String, value: BusValue)]
+    ) {
+        let systemZone = LocalZone.resolve(tz: environment["TZ"])
+        let request: BusRequest
+        do {
+            request = try BusRequest(
+                appID: appID, id: id, content: content, trigger: trigger,
+                loader: NotificationLoader(systemZone: systemZone, zones: .system))
+        } catch {
+            call.reply(error: Failure.invalidArgument.name, error.description)
+            return
+        }
+        let now = clock.now()
+        let next = request.notification.trigger.nextOccurrence(
+            after: now, history: DeliveryHistory(firstSeen: now), systemZone: systemZone)
+        do {
+            if next == nil {
+                // Nothing ahead: nothing is kept, and an earlier request of the id is replaced by nothing.
+                requests.remove(appID: appID, ids: [id])
+            } else {
+                try requests.store(request.text, appID: appID, id: id)
+            }
+        } catch {
+            call.reply(error: "org.freedesktop.DBus.Error.Failed", "Cannot store the request: \(error)")
+            return
+        }
+        let answer = next.map { $0.epochMicroseconds } ?? -1
+        rebuilder.rebuild(reason: "request of \(appID)") { call.reply { try $0.append(.int64(answer)) } }
+    }
+
+    private func getPending(_ call: BusMethodCall, appID: String) {
+        guard ApplicationRequests.isValidAppID(appID) else {
+            call.reply(error: Failure.invalidArgument.name, "Invalid app_id '\(appID)'.")
+            return
+        }
+        let prefix = ApplicationRequests.scheduleID(appID: appID, id: "")
+        let pending = scheduler.status(limit: 0).scheduled.filter { $0.id.hasPrefix(prefix) }.map { item in
+            let (content, trigger) = Self.sections(ofFile: item.source)
+            return (
+                id: String(item.id.dropFirst(prefix.count)), content: content, trigger: trigger,
+                next: item.next.epochMicroseconds
+            )
+        }.sorted { $0.id < $1.id }
+        call.reply { writer in
+            try writer.openContainer("a", contents: "(sa{sv}a{sv}x)")
+            for request in pending {
+                try writer.openContainer("r", contents: "sa{sv}a{sv}x")
+                try writer.append(request.id)
+                try writer.append(dictionary: request.content)
+                try writer.append(dictionary: request.trigger)
+                try writer.append(.int64(request.next))
+                try writer.closeContainer()
+            }
+            try writer.closeContainer()
+        }
+    }
+
+    private func remove(_ call: BusMethodCall, appID: String, ids: [String]?) {
+        guard ApplicationRequests.isValidAppID(appID) else {
+            call.reply(error: Failure.invalidArgument.name, "Invalid app_id '\(appID)'.")
+            return
+        }
+        guard requests.remove(appID: appID, ids: ids ?? requests.ids(appID: appID)) else {
+            call.reply()
+            return
+        }
+        rebuilder.rebuild(reason: "request of \(appID)") { call.reply() }
+    }
+
+    /// A stored request's `[Notification]` and `[Trigger]` keys as the `a{sv}` of `Add`: repeatable keys as
+    /// arrays of strings, the others as strings.
+    static func sections(
+        ofFile path: String
+    ) -> (content: [(key: String, value: BusValue)], trigger: [(key: String, value: BusValue)]) {
+        guard let data = FileManager.default.contents(atPath: path) else { return ([], []) }
+        let unit = UnitFile(parsing: data, path: path)
+        func entries(_ section: String) -> [(key: String, value: BusValue)] {
+            let repeatable = Set(NotificationLoader.repeatableKeys.first { $0.section == section }?.keys ?? [])
+            var result: [(key: String, value: BusValue)] = []
+            var seen = Set<String>()
+            for entry in unit.sections.filter({ $0.name == section }).flatMap(\.entries)
+            where seen.insert(entry.key).inserted {
+                result.append(
+                    repeatable.contains(entry.key)
+                        ? (entry.key, .strings(unit.values(for: entry.key, in: section).map(\.value)))
+                        : (entry.key, .string(unit.lastValue(for: entry.key, in: section)?.value ?? "")))
+            }
+            return result
+        }
+        return (entries("Notification"), entries("Trigger"))
+    }
+
+    /// The introspection data, as installed in /usr/share/dbus-1/interfaces (dbus/org.chime.Notifications1.xml).
+    static let introspection = """
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+        <!-- chime's application interface: applications schedule their own notifications through chimed (org.chime.Notifications1(5)). -->
+        <node>
+          <interface name="org.chime.Notifications1">
+            <!-- Schedules (or replaces) APP_ID's request ID; returns its next fire in microseconds since the epoch, -1 when nothing is ahead (then nothing is kept). -->
+            <method name="Add">
+              <arg name="app_id" type="s" direction="in"/>
+              <arg name="id" type="s" direction="in"/>
+              <arg name="content" type="a{sv}" direction="in"/>
+              <arg name="trigger" type="a{sv}" direction="in"/>
+              <arg name="next_usec" type="x" direction="out"/>
+            </method>
+            <!-- APP_ID's requests with something ahead: id, content, trigger, next fire. -->
+            <method name="GetPending">
+              <arg name="app_id" type="s" direction="in"/>
+              <arg name="requests" type="a(sa{sv}a{sv}x)" direction="out"/>
+            </method>
+            <method name="RemovePending">
+              <arg name="app_id" type="s" direction="in"/>
+              <arg name="ids" type="as" direction="in"/>
+            </method>
+            <method name="RemoveAllPending">
+              <arg name="app_id" type="s" direction="in"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Introspectable">
+            <method name="Introspect">
+              <arg name="xml_data" type="s" direction="out"/>
+            </method>
+          </interface>
+        </node>
+
+        """
+}

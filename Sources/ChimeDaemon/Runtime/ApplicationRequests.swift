@@ -1,0 +1,76 @@
+import ChimeCore
+import Foundation
+
+/// The requests applications made over D-Bus (`org.chime.Notifications1.Add`): a notification file each in the
+/// state directory, in a directory of each application's own (`apps/APP_ID/ID.notification`), so that they last
+/// across restarts and one application's are apart from another's.
+///
+/// In the schedule, a request's id is `APP_ID:ID`: an application id has no `:`, so the two parts are always told
+/// apart, and no application can name another's request.
+public struct ApplicationRequests: Sendable {
+    /// `STATE/apps`.
+    public let directory: String
+
+    public init(stateDirectory: String) {
+        directory = stateDirectory + "/apps"
+    }
+
+    /// Whether `appID` is a desktop-file id as the Desktop Entry specification describes D-Bus-activatable ones:
+    /// two or more elements of ASCII letters, digits, `_` and `-`, separated by `.`, none empty or starting with a
+    /// digit, at most 255 bytes.
+    public static func isValidAppID(_ appID: String) -> Bool {
+        let elements = appID.split(separator: ".", omittingEmptySubsequences: false)
+        guard appID.utf8.count <= 255, elements.count >= 2 else { return false }
+        return elements.allSatisfy { element in
+            guard let first = element.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
+            return element.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-")
+            }
+        }
+    }
+
+    /// The schedule's id of `appID`'s request `id`.
+    public static func scheduleID(appID: String, id: String) -> String {
+        appID + ":" + id
+    }
+
+    /// The application and the request of a schedule id made by `scheduleID(appID:id:)`.
+    public static func parts(ofScheduleID scheduleID: String) -> (appID: String, id: String)? {
+        guard let colon = scheduleID.firstIndex(of: ":") else { return nil }
+        return (String(scheduleID[..<colon]), String(scheduleID[scheduleID.index(after: colon)...]))
+    }
+
+    public func path(appID: String, id: String) -> String {
+        "\(directory)/\(appID)/\(id).notification"
+    }
+
+    /// Whether `source` (a loaded notification's file) is an application's request.
+    public func contains(_ source: String) -> Bool {
+        source.hasPrefix(directory + "/")
+    }
+
+    /// Stores `text` as `appID`'s request `id`, replacing one of the same id.
+    public func store(_ text: String, appID: String, id: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: directory + "/" + appID, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try AtomicFile.write(text, to: path(appID: appID, id: id))
+    }
+
+    /// The ids of `appID`'s stored requests, sorted.
+    public func ids(appID: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/" + appID)) ?? []
+        return names.filter { $0.hasSuffix(".notification") }.map { String($0.dropLast(".notification".count)) }
+            .sorted()
+    }
+
+    /// Removes `appID`'s requests `ids`; unknown ids are ignored. Returns whether any was removed.
+    @discardableResult
+    public func remove(appID: String, ids: [String]) -> Bool {
+        ids.filter { NotificationLoader.isValidID($0) && unlink(path(appID: appID, id: $0)) == 0 }.count > 0
+    }
+
+    /// Every application with a directory of requests.
+    public func appIDs() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter(Self.isValidAppID).sorted()
+    }
+}

@@ -1,0 +1,251 @@
+import ChimeCore
+import ChimeDaemon
+import ChimeSystemd
+import ChimeTestSupport
+import Foundation
+import Testing
+
+/// `org.chime.Notifications1` on a private session bus that starts chimed on the first call (bus activation, as a
+/// bare dbus-daemon does it): requests added, listed, replaced, removed, delivered and kept across a restart; the
+/// errors a caller is told; two applications apart.
+@Suite(.serialized) struct ApplicationInterfaceTests {
+    static let app = "org.example.Reminders"
+
+    /// A bus whose service directory starts the real chimed --user on the test's own directories.
+    struct Session {
+        let directory: TemporaryDirectory
+        let bus: PrivateSessionBus
+        let client: BusConnection
+
+        init() throws {
+            if PrivateSessionBus.daemonPath == nil { try Test.cancel("Skipped: needs dbus-daemon") }
+            directory = try TemporaryDirectory(prefix: "chime-app-interface")
+            let chimed = BinaryLocator.path(of: "chimed")
+            try directory.write("config/chimed.conf", "[Daemon]\nDeliver=stdout\n")
+            try directory.write(
+                "services/org.chime.Notifications1.service",
+                """
+                [D-BUS Service]
+                Name=org.chime.Notifications1
+                Exec=\(chimed) --user --config-dir=\(directory.path)/config --state-dir=\(directory.path)/state \
+                --runtime-dir=\(directory.path)/run
+                """)
+            bus = try PrivateSessionBus(
+                directory: directory, serviceDirectory: directory.path + "/services", environment: ["TZ": "UTC"])
+            client = try BusConnection(address: bus.address, label: "application")
+        }
+
+        func call<Reply: Sendable>(
+            _ member: String, arguments: @escaping @Sendable (inout BusMessageWriter) throws -> Void,
+            reply: @escaping @Sendable (inout BusMessageReader) throws -> Reply = { _ in () }
+        ) async throws -> Reply {
+            try await client.call(
+                destination: "org.chime.Notifications1", path: "/org/chime/Notifications1",
+                interface: "org.chime.Notifications1", member: member, timeout: .seconds(20), arguments: arguments,
+                reply: reply)
+        }
+
+        func add(
+            _ id: String, app: String = ApplicationInterfaceTests.app, content: [(key: String, value: BusValue)],
+            trigger: [(key: String, value: BusValue)]
+        ) async throws -> Int64 {
+            try await call(
+                "Add",
+                arguments: { writer in
+                    try writer.append(app)
+                    try writer.append(id)
+                    try writer.append(dictionary: content)
+                    try writer.append(dictionary: trigger)
+                }, reply: { try $0.readInt64() })
+        }
+
+        /// The pending requests of `app`: id, content, trigger and next fire.
+        func pending(app: String = ApplicationInterfaceTests.app) async throws -> [Pending] {
+            try await call("GetPending", arguments: { try $0.append(app) }) { reader in
+                try reader.enterContainer("a", contents: "(sa{sv}a{sv}x)")
+                var result: [Pending] = []
+                while try reader.peekType() != nil {
+                    try reader.enterContainer("r", contents: "sa{sv}a{sv}x")
+                    result.append(
+                        Pending(
+                            id: try reader.readString(), content: try reader.readDictionary(),
+                            trigger: try reader.readDictionary(), next: try reader.readInt64()))
+                    try reader.exitContainer()
+                }
+                try reader.exitContainer()
+                return result
+            }
+        }
+
+        /// The ids chimed delivered to stdout (the bus daemon's, which it inherited).
+        var delivered: [String] {
+            bus.output.split(separator: "\n").compactMap { line in
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                    return nil
+                }
+                return object["id"] as? String
+            }
+        }
+
+        /// Stops chimed as its service manager would (SIGTERM to the PID in its PID file); waits for it to go.
+        func stopChimed() throws {
+            let pidFile = directory.path + "/run/chimed.pid"
+            let pid = try #require(
+                Int32(
+                    try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+                ))
+            kill(pid, SIGTERM)
+            #expect(waitFor({ kill(pid, 0) != 0 }, timeout: 10))
+        }
+
+        func stop() {
+            if let pid = try? String(contentsOfFile: directory.path + "/run/chimed.pid", encoding: .utf8),
+                let number = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                kill(number, SIGKILL)
+            }
+            client.close()
+            bus.stop()
+            directory.remove()
+        }
+    }
+
+    struct Pending: Sendable {
+        var id: String
+        var content: [(key: String, value: BusValue)]
+        var trigger: [(key: String, value: BusValue)]
+        var next: Int64
+
+        func content(_ key: String) -> BusValue? { content.first { $0.key == key }?.value }
+        func trigger(_ key: String) -> BusValue? { trigger.first { $0.key == key }?.value }
+    }
+
+    static func stamp(_ seconds: Int64) -> String { "@\(seconds)" }
+    static var now: Int64 { Int64(Date().timeIntervalSince1970) }
+
+    @Test func anApplicationAddsListsAndRemovesItsRequestsAndChimedDeliversThem() async throws {
+        let session = try Session()
+        defer { session.stop() }
+        let due = Int64(Date().timeIntervalSince1970) + 3
+        // The first call starts chimed.
+        let next = try await session.add(
+            "exam",
+            content: [
+                ("Title", .string("Exam: Linear Algebra")), ("Body", .string("Room 4B")), ("Badge", .string("+1")),
+                ("Info", .strings(["room=4B", "course=MA101"])),
+            ],
+            trigger: [("At", .string(Self.stamp(due)))])
+        #expect(next == due * 1_000_000)
+        let later = try await session.add(
+            "later", content: [("Title", .string("Later"))], trigger: [("OnCalendar", .strings(["*-*-* 04:00"]))])
+        #expect(later > due * 1_000_000)
+
+        // Listed at once, with what was sent.
+        let pending = try await session.pending()
+        #expect(pending.map(\.id) == ["exam", "later"])
+        #expect(pending.first?.content("Title") == .string("Exam: Linear Algebra"))
+        #expect(pending.first?.content("Info") == .strings(["room=4B", "course=MA101"]))
+        #expect(pending.first?.trigger("At") == .strings([Self.stamp(due)]))
+        #expect(pending.first?.next == due * 1_000_000)
+        // Another application sees none of them.
+        #expect(try await session.pending(app: "org.example.Other").isEmpty)
+
+        try await session.call(
+            "RemovePending",
+            arguments: { writer in
+                try writer.append(Self.app)
+                try writer.append(strings: ["later", "unknown"])
+            })
+        #expect(try await session.pending().map(\.id) == ["exam"])
+
+        // Delivered on time, then no longer pending, and its file gone.
+        #expect(waitFor({ session.delivered.contains("\(Self.app):exam") }, timeout: 10), "\(session.bus.output)")
+        #expect(try await session.pending().isEmpty)
+        let stored = ApplicationRequests(stateDirectory: session.directory.path + "/state")
+        #expect(waitFor({ stored.ids(appID: Self.app).isEmpty }, timeout: 5))
+    }
+
+    /// What the object says of itself is the interface file installed for developers, word for word.
+    @Test func introspectionIsTheInstalledInterfaceFile() async throws {
+        let session = try Session()
+        defer { session.stop() }
+        let xml = try await session.client.call(
+            destination: "org.chime.Notifications1", path: "/org/chime/Notifications1",
+            interface: "org.freedesktop.DBus.Introspectable", member: "Introspect", timeout: .seconds(20),
+            reply: { try $0.readString() })
+        let file = BinaryLocator.packageRoot.appendingPathComponent("dbus/org.chime.Notifications1.xml")
+        #expect(xml == (try String(contentsOf: file, encoding: .utf8)))
+    }
+
+    @Test func aBadRequestIsRefusedSayingWhyAndChangesNothing() async throws {
+        let session = try Session()
+        defer { session.stop() }
+        _ = try await session.add(
+            "kept", content: [("Title", .string("Kept"))], trigger: [("At", .string(Self.stamp(Self.now + 86_400)))])
+        let refusals: [(String, [(key: String, value: BusValue)], [(key: String, value: BusValue)], String)] = [
+            (
+                "kept", [("Titel", .string("x"))], [("At", .string(Self.stamp(Self.now + 86_400)))],
+                "Unknown key 'Titel' in [Notification]. Did you mean 'Title'?"
+            ),
+            (
+                "kept", [("Title", .uint32(3))], [("At", .string(Self.stamp(Self.now + 86_400)))],
+                "Wrong type for Title in [Notification]: u, expected a string (s)."
+            ),
+            (
+                "kept", [("Urgency", .string("loud"))], [("At", .string(Self.stamp(Self.now + 86_400)))],
+                "Invalid Urgency= 'loud'"
+            ),
+            (
+                "kept", [("ExecAction", .string("open:/bin/sh"))], [("At", .string(Self.stamp(Self.now + 86_400)))],
+                "ExecAction is not taken over the bus"
+            ),
+            (
+                "bad/id", [("Title", .string("x"))], [("At", .string(Self.stamp(Self.now + 86_400)))],
+                "Invalid id 'bad/id'"
+            ),
+        ]
+        for (id, content, trigger, message) in refusals {
+            do {
+                _ = try await session.add(id, content: content, trigger: trigger)
+                Issue.record("accepted \(content) \(trigger)")
+            } catch let error as BusMethodError {
+                #expect(error.name == "org.chime.Notifications1.Error.InvalidArgument")
+                #expect(error.message.contains(message), "\(error.message)")
+            }
+        }
+        do {
+            _ = try await session.add(
+                "x", app: "reminders", content: [], trigger: [("At", .string(Self.stamp(Self.now + 86_400)))])
+            Issue.record("accepted an app_id that is no desktop-file id")
+        } catch let error as BusMethodError {
+            #expect(error.message.contains("Invalid app_id 'reminders'"))
+        }
+        // The request that was there is as it was.
+        let pending = try await session.pending()
+        #expect(pending.map(\.id) == ["kept"])
+        #expect(pending.first?.content("Title") == .string("Kept"))
+        // A trigger with nothing ahead: -1, and nothing is kept.
+        #expect(
+            try await session.add("past", content: [("Title", .string("Past"))], trigger: [("At", .string("@1"))]) == -1
+        )
+        #expect(try await session.pending().map(\.id) == ["kept"])
+    }
+
+    @Test func requestsLastAcrossARestartAndTheNextCallStartsChimedAgain() async throws {
+        let session = try Session()
+        defer { session.stop() }
+        _ = try await session.add(
+            "tomorrow", content: [("Title", .string("Tomorrow"))],
+            trigger: [("At", .string(Self.stamp(Self.now + 86_400)))])
+        // Replacing keeps one request of the id.
+        _ = try await session.add(
+            "tomorrow", content: [("Title", .string("Tomorrow, replaced"))],
+            trigger: [("At", .string(Self.stamp(Self.now + 90_000)))])
+        try session.stopChimed()
+        let pending = try await session.pending()
+        #expect(pending.map(\.id) == ["tomorrow"])
+        #expect(pending.first?.content("Title") == .string("Tomorrow, replaced"))
+        try await session.call("RemoveAllPending", arguments: { try $0.append(Self.app) })
+        #expect(try await session.pending().isEmpty)
+    }
+}
