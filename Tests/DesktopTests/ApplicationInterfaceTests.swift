@@ -17,11 +17,11 @@ import Testing
         let bus: PrivateSessionBus
         let client: BusConnection
 
-        init() throws {
+        init(configuration: String = "[Daemon]\nDeliver=stdout\n") throws {
             if PrivateSessionBus.daemonPath == nil { try Test.cancel("Skipped: needs dbus-daemon") }
             directory = try TemporaryDirectory(prefix: "chime-app-interface")
             let chimed = BinaryLocator.path(of: "chimed")
-            try directory.write("config/chimed.conf", "[Daemon]\nDeliver=stdout\n")
+            try directory.write("config/chimed.conf", configuration)
             try directory.write(
                 "services/org.chime.Notifications1.service",
                 """
@@ -229,6 +229,37 @@ import Testing
             try await session.add("past", content: [("Title", .string("Past"))], trigger: [("At", .string("@1"))]) == -1
         )
         #expect(try await session.pending().map(\.id) == ["kept"])
+    }
+
+    @Test func anApplicationHasAQuotaAndARequestASizeLimit() async throws {
+        let session = try Session(configuration: "[Daemon]\nDeliver=stdout\nMaxRequestsPerApp=2\n")
+        defer { session.stop() }
+        let tomorrow: [(key: String, value: BusValue)] = [("At", .string(Self.stamp(Self.now + 86_400)))]
+        for id in ["a", "b"] { _ = try await session.add(id, content: [("Title", .string(id))], trigger: tomorrow) }
+        await #expect(
+            throws: BusMethodError(
+                name: "org.chime.Notifications1.Error.LimitExceeded",
+                message: "\(Self.app) has 2 requests pending, the most chimed takes from one application "
+                    + "(MaxRequestsPerApp=2 in chimed.conf); remove some first.")
+        ) { _ = try await session.add("c", content: [("Title", .string("c"))], trigger: tomorrow) }
+        // Replacing one is not one more; another application has a quota of its own.
+        _ = try await session.add("a", content: [("Title", .string("A again"))], trigger: tomorrow)
+        _ = try await session.add("c", app: "org.example.Other", content: [("Title", .string("c"))], trigger: tomorrow)
+        // Each value within its bound, the whole beyond 64 KiB.
+        let large = (1...3).map { "part\($0)=" + String(repeating: "x", count: 30_000) }
+        await #expect(throws: BusMethodError.self) {
+            _ = try await session.add(
+                "a", content: [("Title", .string("Large")), ("Info", .strings(large))], trigger: tomorrow)
+        }
+        do {
+            _ = try await session.add(
+                "a", content: [("Title", .string("Large")), ("Info", .strings(large))], trigger: tomorrow)
+        } catch let error as BusMethodError {
+            #expect(error.name == "org.chime.Notifications1.Error.LimitExceeded")
+            #expect(error.message.contains("at most 64 KiB are taken"), "\(error.message)")
+        }
+        #expect(try await session.pending().map(\.id) == ["a", "b"])
+        #expect(try await session.pending().first?.content("Title") == .string("A again"))
     }
 
     @Test func requestsLastAcrossARestartAndTheNextCallStartsChimedAgain() async throws {

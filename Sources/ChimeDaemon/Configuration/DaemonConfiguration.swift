@@ -16,6 +16,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var generatorOutputLimit = GeneratorSource.defaultOutputLimit
     /// `[Daemon] MaxNotifications=`: the most notifications the schedule holds.
     public var maximumNotifications = InputLimits.defaultMaximumNotifications
+    /// `[Daemon] MaxRequestsPerApp=`: the most requests one application may have pending (`Add` on the bus).
+    public var maximumRequestsPerApp = ApplicationRequests.defaultMaximumPerApp
     public var presentation = PresentationSettings()
     public var desktop = DesktopSettings()
     /// The `command` backends: the built-in one (named `command`) first, then the named ones in file order.
@@ -42,7 +44,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public static func == (a: DaemonConfiguration, b: DaemonConfiguration) -> Bool {
         a.defaultBackends == b.defaultBackends && a.generatorTimeout == b.generatorTimeout
             && a.generatorOutputLimit == b.generatorOutputLimit && a.maximumNotifications == b.maximumNotifications
-            && a.presentation == b.presentation
+            && a.maximumRequestsPerApp == b.maximumRequestsPerApp && a.presentation == b.presentation
             && a.desktop == b.desktop
             && a.commands == b.commands && a.webhooks == b.webhooks && a.paths == b.paths
             && a.diagnostics == b.diagnostics
@@ -57,7 +59,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The keys of each section.
     public static let knownKeys: [String: Set<String>] = [
-        "Daemon": ["Deliver", "GeneratorTimeoutSec", "GeneratorMaxOutput", "MaxNotifications"],
+        "Daemon": ["Deliver", "GeneratorTimeoutSec", "GeneratorMaxOutput", "MaxNotifications", "MaxRequestsPerApp"],
         "Presentation": ["Alert", "Sound", "Badge"],
         "Desktop": ["AppName", "DesktopEntry", "ExpireSec", "Fallback"],
         "Command": ["Name", "Exec", "TimeoutSec"],
@@ -190,6 +192,15 @@ extension DaemonConfiguration {
                     reader.error(
                         entry.valueLocation,
                         "Invalid MaxNotifications= '\(entry.value)': expected a whole number above zero; ignoring.")
+                }
+            }
+            if let entry = reader.single("MaxRequestsPerApp", in: section) {
+                if let value = Int(entry.value), value > 0, entry.value.allSatisfy(\.isASCII) {
+                    maximumRequestsPerApp = value
+                } else {
+                    reader.error(
+                        entry.valueLocation,
+                        "Invalid MaxRequestsPerApp= '\(entry.value)': expected a whole number above zero; ignoring.")
                 }
             }
         }

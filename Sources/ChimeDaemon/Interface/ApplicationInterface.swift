@@ -112,6 +112,22 @@ final class ApplicationInterface: @unchecked Sendable {
             call.reply(error: Failure.invalidArgument.name, error.description)
             return
         }
+        let pending = requests.ids(appID: appID)
+        let limit = rebuilder.configuration.maximumRequestsPerApp
+        if pending.count >= limit && !pending.contains(id) {
+            call.reply(
+                error: Failure.limitExceeded.name,
+                "\(appID) has \(InputLimits.grouped(pending.count)) requests pending, the most chimed takes from one "
+                    + "application (MaxRequestsPerApp=\(limit) in chimed.conf); remove some first.")
+            return
+        }
+        guard request.text.utf8.count <= ApplicationRequests.maximumRequestSize else {
+            call.reply(
+                error: Failure.limitExceeded.name,
+                "The request is \(InputLimits.grouped(request.text.utf8.count)) bytes as a notification file; "
+                    + "at most \(InputLimits.size(ApplicationRequests.maximumRequestSize)) are taken.")
+            return
+        }
         let now = clock.now()
         let next = request.notification.trigger.nextOccurrence(
             after: now, history: DeliveryHistory(firstSeen: now), systemZone: systemZone)

@@ -10,6 +10,11 @@ import Foundation
 public struct ApplicationRequests: Sendable {
     /// `STATE/apps`.
     public let directory: String
+    /// How many requests one application may have pending unless chimed.conf says otherwise
+    /// (`MaxRequestsPerApp=`).
+    public static let defaultMaximumPerApp = 4096
+    /// The largest request taken, as the notification file it is stored as.
+    public static let maximumRequestSize = 64 << 10
 
     public init(stateDirectory: String) {
         directory = stateDirectory + "/apps"
