@@ -72,9 +72,11 @@ public final class Daemon: @unchecked Sendable {
 
         // Each delivery: stripped to what chimed.conf's [Presentation] allows, and its Badge= applied; the badge
         // is written once per fire, not once per delivery.
+        let applications = self.applications
         scheduler.willDeliver = { delivery in
             rebuilder.configuration.presentation.strip(&delivery)
             badge.apply(to: &delivery)
+            applications.handedOff(delivery)
         }
         scheduler.afterFire = {
             badge.saveIfChanged()

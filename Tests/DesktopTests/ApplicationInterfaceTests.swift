@@ -126,6 +126,13 @@ import Testing
     @Test func anApplicationAddsListsAndRemovesItsRequestsAndChimedDeliversThem() async throws {
         let session = try Session()
         defer { session.stop() }
+        let signals = Locked<[String]>([])
+        try await session.client.addMatch(
+            "type='signal',interface='org.chime.Notifications1',member='Delivered'"
+        ) { reader in
+            let text = try? "\(reader.readString()) \(reader.readString()) \(reader.readInt64())"
+            signals.withLock { $0.append(text ?? "unreadable") }
+        }
         let due = Int64(Date().timeIntervalSince1970) + 3
         // The first call starts chimed.
         let next = try await session.add(
@@ -160,6 +167,9 @@ import Testing
 
         // Delivered on time, then no longer pending, and its file gone.
         #expect(waitFor({ session.delivered.contains("\(Self.app):exam") }, timeout: 10), "\(session.bus.output)")
+        // The application hears of it: Delivered(app_id, id, fire_usec).
+        #expect(waitFor({ !signals.withLock { $0.isEmpty } }, timeout: 5))
+        #expect(signals.withLock { $0 } == ["\(Self.app) exam \(due * 1_000_000)"])
         #expect(try await session.pending().isEmpty)
         let stored = ApplicationRequests(stateDirectory: session.directory.path + "/state")
         #expect(waitFor({ stored.ids(appID: Self.app).isEmpty }, timeout: 5))

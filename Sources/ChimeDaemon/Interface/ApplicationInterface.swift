@@ -58,6 +58,22 @@ final class ApplicationInterface: @unchecked Sendable {
         queue.async { self.connection = connection }
     }
 
+    /// Emits `Delivered(app_id, id, fire_usec)` when `delivery` is an application's request (its file is still
+    /// there when it is handed off).
+    func handedOff(_ delivery: Delivery) {
+        guard let connection,
+            let (appID, id) = ApplicationRequests.parts(ofScheduleID: delivery.notification.id),
+            ApplicationRequests.isValidAppID(appID),
+            FileManager.default.fileExists(atPath: requests.path(appID: appID, id: id))
+        else { return }
+        let fireTime = delivery.fireTime.epochMicroseconds
+        connection.emitSignal(path: Self.path, interface: Self.interface, member: "Delivered") { writer in
+            try writer.append(appID)
+            try writer.append(id)
+            try writer.append(.int64(fireTime))
+        }
+    }
+
     /// On the bus queue: reads the arguments, then does the work on the scheduler's queue.
     private func received(_ call: BusMethodCall) {
         do {
@@ -235,6 +251,12 @@ final class ApplicationInterface: @unchecked Sendable {
             <method name="RemoveAllPending">
               <arg name="app_id" type="s" direction="in"/>
             </method>
+            <!-- A request was handed to its backends; fire_usec is the occurrence's time. -->
+            <signal name="Delivered">
+              <arg name="app_id" type="s"/>
+              <arg name="id" type="s"/>
+              <arg name="fire_usec" type="x"/>
+            </signal>
           </interface>
           <interface name="org.freedesktop.DBus.Introspectable">
             <method name="Introspect">
