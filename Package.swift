@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "ChimeDaemon", targets: ["ChimeDaemon"]),
         // For the fuzz targets too: the zones and instants they share with the tests (CalendarSamples).
         .library(name: "ChimeTestSupport", targets: ["ChimeTestSupport"]),
+        // For applications: their notifications scheduled through chimed, in UNUserNotificationCenter's shape.
+        .library(name: "ChimeKit", targets: ["ChimeKit"]),
     ],
     targets: [
         // Pure logic: model, unit-file syntax, calendar engine, time zones, timestamps. Foundation only.
@@ -32,6 +34,8 @@ let package = Package(
         // The webhook backend: FoundationNetworking brings libcurl and some thirty shared libraries, so only chimed
         // links it, not ChimeDaemon (and so not chimectl, whose start-up time counts).
         .target(name: "ChimeWebhook", dependencies: ["ChimeCore", "ChimeDaemon"]),
+        // The client of the application interface (org.chime.Notifications1), on the project's sd-bus wrapper.
+        .target(name: "ChimeKit", dependencies: ["ChimeCore", "ChimeSystemd"]),
         .executableTarget(name: "chimed", dependencies: ["ChimeDaemon", "ChimeWebhook"]),
         .executableTarget(name: "chimectl", dependencies: ["ChimeControl"]),
         // Not installed: runs the systemd wrappers in a process of their own for ChimeSystemdTests.
@@ -67,7 +71,7 @@ let package = Package(
         .testTarget(
             // The desktop backend and the launcher badge against a private dbus-daemon and a recording server.
             name: "DesktopTests",
-            dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd", "ChimeTestSupport"]
+            dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd", "ChimeKit", "ChimeTestSupport"]
         ),
         .testTarget(
             name: "IntegrationTests",

@@ -1,0 +1,138 @@
+import ChimeCore
+import ChimeSystemd
+import Foundation
+
+/// An application's notifications, scheduled through chimed (`org.chime.Notifications1` on the session bus), in the
+/// shape of `UNUserNotificationCenter`: add a request and exit; chimed fires it on time, keeps it across restarts
+/// and starts itself on the first call.
+///
+/// ```swift
+/// let center = try NotificationCenter(applicationID: "org.example.Reminders")
+/// let content = NotificationContent(title: "Exam: Linear Algebra", badge: "+1", userInfo: [("room", "4B")])
+/// try await center.add(NotificationRequest(identifier: "exam", content: content, trigger: .date(examMorning)))
+/// try await center.removePendingNotificationRequests(withIdentifiers: ["exam"])
+/// ```
+public final class NotificationCenter: Sendable {
+    /// The application's desktop-file id, such as `org.example.Reminders`.
+    public let applicationID: String
+    private let connection: BusConnection
+
+    static let destination = "org.chime.Notifications1"
+    static let path = "/org/chime/Notifications1"
+    static let interface = "org.chime.Notifications1"
+
+    /// Connects to the session bus (or the bus at `busAddress`).
+    public init(applicationID: String, busAddress: String? = nil) throws {
+        self.applicationID = applicationID
+        let environment = ProcessInfo.processInfo.environment
+        guard let address = busAddress ?? BusConnection.sessionBusAddress(environment: environment) else {
+            throw NotificationCenterError.unavailable(
+                "no session bus: neither DBUS_SESSION_BUS_ADDRESS nor $XDG_RUNTIME_DIR/bus")
+        }
+        connection = try BusConnection(address: address, label: "chimekit")
+    }
+
+    deinit {
+        connection.close()
+    }
+
+    /// Schedules `request`, replacing a pending one with its identifier. Returns when it fires next, or `nil`
+    /// when its trigger has nothing ahead (then nothing is kept).
+    @discardableResult
+    public func add(_ request: NotificationRequest) async throws -> Date? {
+        let appID = applicationID
+        let next: Int64 = try await call("Add") { writer in
+            try writer.append(appID)
+            try writer.append(request.identifier)
+            try writer.append(dictionary: request.content.entries)
+            try writer.append(dictionary: request.trigger.busEntries)
+        } reply: {
+            try $0.readInt64()
+        }
+        return next < 0 ? nil : Date(epochMicroseconds: next)
+    }
+
+    /// The application's requests that have something ahead, by identifier.
+    public func pendingNotificationRequests() async throws -> [PendingNotificationRequest] {
+        let appID = applicationID
+        return try await call("GetPending") {
+            try $0.append(appID)
+        } reply: { reader in
+            try reader.enterContainer("a", contents: "(sa{sv}a{sv}x)")
+            var pending: [PendingNotificationRequest] = []
+            while try reader.peekType() != nil {
+                try reader.enterContainer("r", contents: "sa{sv}a{sv}x")
+                let identifier = try reader.readString()
+                let content = NotificationContent(entries: try reader.readDictionary())
+                let trigger = NotificationTrigger(busEntries: try reader.readDictionary())
+                let next = try reader.readInt64()
+                try reader.exitContainer()
+                pending.append(
+                    PendingNotificationRequest(
+                        request: NotificationRequest(identifier: identifier, content: content, trigger: trigger),
+                        nextFireDate: Date(epochMicroseconds: next)))
+            }
+            try reader.exitContainer()
+            return pending
+        }
+    }
+
+    /// Removes the pending requests `identifiers`; unknown ones are ignored.
+    public func removePendingNotificationRequests(withIdentifiers identifiers: [String]) async throws {
+        let appID = applicationID
+        try await call("RemovePending") { writer in
+            try writer.append(appID)
+            try writer.append(strings: identifiers)
+        } reply: { _ in
+            ()
+        }
+    }
+
+    public func removeAllPendingNotificationRequests() async throws {
+        let appID = applicationID
+        try await call("RemoveAllPending") {
+            try $0.append(appID)
+        } reply: { _ in
+            ()
+        }
+    }
+
+    /// The application's requests as chimed hands them to their backends, from now on: the `Delivered` signal.
+    public func deliveries() async throws -> AsyncStream<DeliveredNotification> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DeliveredNotification.self)
+        let appID = applicationID
+        try await connection.addMatch(
+            "type='signal',sender='\(Self.destination)',path='\(Self.path)',interface='\(Self.interface)',"
+                + "member='Delivered',arg0='\(appID)'"
+        ) { reader in
+            guard (try? reader.readString()) == appID, let identifier = try? reader.readString(),
+                let fire = try? reader.readInt64()
+            else { return }
+            continuation.yield(DeliveredNotification(identifier: identifier, fireDate: Date(epochMicroseconds: fire)))
+        }
+        return stream
+    }
+
+    private func call<Reply: Sendable>(
+        _ member: String, arguments: @escaping @Sendable (inout BusMessageWriter) throws -> Void,
+        reply: @escaping @Sendable (inout BusMessageReader) throws -> Reply
+    ) async throws -> Reply {
+        do {
+            return try await connection.call(
+                destination: Self.destination, path: Self.path, interface: Self.interface, member: member,
+                arguments: arguments, reply: reply)
+        } catch let error as BusMethodError {
+            switch error.name {
+            case "org.chime.Notifications1.Error.InvalidArgument":
+                throw NotificationCenterError.invalidArgument(error.message)
+            case "org.chime.Notifications1.Error.LimitExceeded":
+                throw NotificationCenterError.limitExceeded(error.message)
+            case "org.chime.Notifications1.Error.AccessDenied":
+                throw NotificationCenterError.accessDenied(error.message)
+            default: throw NotificationCenterError.unavailable("\(error)")
+            }
+        } catch {
+            throw NotificationCenterError.unavailable("\(error)")
+        }
+    }
+}

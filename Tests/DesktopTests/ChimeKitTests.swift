@@ -1,0 +1,63 @@
+import ChimeKit
+import ChimeSystemd
+import ChimeTestSupport
+import Foundation
+import Testing
+
+/// ChimeKit's `NotificationCenter` against the real chimed, activated on a private session bus: the calls of
+/// `UNUserNotificationCenter`, the errors as Swift values, and the deliveries as an async sequence.
+@Suite(.serialized) struct ChimeKitTests {
+    @Test func anApplicationSchedulesListsCancelsAndHearsOfDeliveries() async throws {
+        let session = try ApplicationInterfaceTests.Session()
+        defer { session.stop() }
+        let center = try NotificationCenter(applicationID: "org.example.Reminders", busAddress: session.bus.address)
+        let deliveries = try await center.deliveries()
+
+        let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 2).rounded(.up))
+        let content = NotificationContent(
+            title: "Exam: Linear Algebra", body: "Room 4B, bring a pencil", badge: "+1",
+            actions: [(key: "open", label: "Open the timetable")], userInfo: [(key: "room", value: "4B")])
+        let exam = NotificationRequest(identifier: "exam", content: content, trigger: .date(due))
+        #expect(try await center.add(exam) == due)
+        let weekly = NotificationRequest(
+            identifier: "weekly", content: NotificationContent(title: "Week ahead"),
+            trigger: .calendar(["Mon 07:00"], timeZone: "Europe/Berlin"))
+        let weeklyNext = try #require(try await center.add(weekly))
+        #expect(weeklyNext > due)
+
+        // What comes back is what was sent.
+        let pending = try await center.pendingNotificationRequests()
+        #expect(pending.map(\.request.identifier) == ["exam", "weekly"])
+        #expect(pending.first?.request == exam)
+        #expect(pending.first?.nextFireDate == due)
+        #expect(pending.last?.request == weekly)
+        #expect(pending.last?.nextFireDate == weeklyNext)
+
+        // Refusals are Swift errors with chimed's message.
+        await #expect(
+            throws: NotificationCenterError.invalidArgument(
+                "Invalid Urgency= 'loud': expected low, normal or critical.")
+        ) {
+            try await center.add(
+                NotificationRequest(
+                    identifier: "loud", content: NotificationContent(title: "Loud", urgency: "loud"),
+                    trigger: .every(.seconds(90))))
+        }
+        // Nothing ahead: nil, and nothing kept.
+        #expect(
+            try await center.add(
+                NotificationRequest(
+                    identifier: "past", content: NotificationContent(title: "Past"),
+                    trigger: .date(Date(timeIntervalSince1970: 1)))) == nil)
+
+        try await center.removePendingNotificationRequests(withIdentifiers: ["weekly"])
+        #expect(try await center.pendingNotificationRequests().map(\.request.identifier) == ["exam"])
+
+        // The delivery, as the application hears of it.
+        var iterator = deliveries.makeAsyncIterator()
+        let delivered = await iterator.next()
+        #expect(delivered == DeliveredNotification(identifier: "exam", fireDate: due))
+        try await center.removeAllPendingNotificationRequests()
+        #expect(try await center.pendingNotificationRequests().isEmpty)
+    }
+}
