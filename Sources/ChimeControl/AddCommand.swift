@@ -37,9 +37,13 @@ struct AddCommand: Command {
           --deliver=LIST        backends, such as journal,desktop; default: chimed's
           --id=ID               the id (letters, digits, '-_.@:'); an added notification with this id is
                                 replaced; default: a new one such as added-20261130-100512-3f2a
+          --app=APP_ID          as the application APP_ID ('org.example.Reminders') would: through chimed's
+                                application interface on the session bus (the user instance), kept among
+                                that application's requests and listed as APP_ID:ID
 
         Options:
           --json                {"id":…,"file":…,"replaced":…,"next":…,"next_local":…,"scheduled":…}
+                                (with --app: {"app":…,"id":…,"next":…,"next_local":…,"scheduled":…})
           --user                the calling user's instance
           --state-dir=DIR       the instance's state directory, where requests are kept
           --runtime-dir=DIR     the instance's runtime directory
@@ -52,7 +56,7 @@ struct AddCommand: Command {
         fails, 64 on usage errors.
         """
     static let grammar = ParsedArguments.Grammar.instance(
-        valued: NotificationRequest.valued.union(["id"]), flags: ["persistent", "json"])
+        valued: NotificationRequest.valued.union(["id", "app"]), flags: ["persistent", "json"])
 
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         guard arguments.operands.isEmpty else { throw UsageError("unexpected argument '\(arguments.operands[0])'") }
@@ -60,17 +64,24 @@ struct AddCommand: Command {
             throw UsageError(
                 "invalid --id '\(id)': use letters, digits and '-_.@:', at most 255 bytes, not starting with '.'")
         }
+        if let app = arguments.value("app"), !ApplicationRequests.isValidAppID(app) {
+            throw UsageError("invalid --app '\(app)': use a desktop-file id such as org.example.Reminders")
+        }
         let view = InstanceView(arguments, environment: context.environment)
         let id = arguments.value("id") ?? Self.newID(view, context: context)
         let request = try NotificationRequest(arguments, id: id, context: context)
+        let app = arguments.value("app")
         if let deliver = arguments.value("deliver") {
             try Self.checkBackends(try NotificationRequest.backends(deliver), of: view)
         }
-        try view.requireRunningToChangeSystemState(stateDirectoryGiven: arguments.value("state-dir") != nil)
-        try view.requireWritable(view.options.addedDirectory)
-        if let source = view.configuredFile(id)?.path ?? view.scheduledSource(of: id, other: view.addedPath(id)) {
-            throw CommandFailure(
-                "'\(id)' is the id of \(source), which would win over the request; choose another --id")
+        // An application's request goes over the bus to chimed, which stores it: no file of chimectl's.
+        if app == nil {
+            try view.requireRunningToChangeSystemState(stateDirectoryGiven: arguments.value("state-dir") != nil)
+            try view.requireWritable(view.options.addedDirectory)
+            if let source = view.configuredFile(id)?.path ?? view.scheduledSource(of: id, other: view.addedPath(id)) {
+                throw CommandFailure(
+                    "'\(id)' is the id of \(source), which would win over the request; choose another --id")
+            }
         }
 
         // Checked as chimed will read it, at the path it will have.
@@ -104,6 +115,11 @@ struct AddCommand: Command {
         }
         if let body = request.foldedBody {
             context.errors.line("chimectl add: --body is stored as one line: '\(body)'")
+        }
+        if let app {
+            return try ApplicationAdd.run(
+                request, appID: app, id: id, zone: notification.trigger.timeZone ?? context.localZone,
+                context: context, json: arguments.has("json"))
         }
 
         let replaced = FileManager.default.fileExists(atPath: path)

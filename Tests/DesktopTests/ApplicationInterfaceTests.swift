@@ -241,6 +241,39 @@ import Testing
         #expect(try await session.pending().map(\.id) == ["kept"])
     }
 
+    /// `chimectl add --app` sends the request over the interface, as the application would; `list` shows it.
+    @Test func chimectlAddsAsAnApplication() async throws {
+        let session = try Session()
+        defer { session.stop() }
+        let chimectl = BinaryLocator.path(of: "chimectl")
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": session.bus.address, "TZ": "UTC"]
+        let added = try ProcessRunner.run(
+            chimectl,
+            ["add", "--app=\(Self.app)", "--id=tea", "--in=1h", "--title=Tea", "--info=kind=green", "--json"],
+            environment: environment)
+        #expect(added.status == 0, "\(added.standardError)")
+        let object = try JSONSerialization.jsonObject(with: Data(added.standardOutput.utf8)) as? [String: Any]
+        #expect(object?["app"] as? String == Self.app)
+        #expect(object?["id"] as? String == "tea")
+        let pending = try await session.pending()
+        #expect(pending.map(\.id) == ["tea"])
+        #expect(pending.first?.content("Info") == .strings(["kind=green"]))
+        #expect(
+            object?["next"] as? String
+                == Timestamp.iso8601(Date(epochMicroseconds: pending[0].next), fraction: .microseconds))
+        let listed = try ProcessRunner.run(
+            chimectl,
+            [
+                "list", "--user", "--state-dir=\(session.directory.path)/state",
+                "--runtime-dir=\(session.directory.path)/run",
+            ], environment: environment)
+        #expect(listed.standardOutput.contains("\(Self.app):tea "), "\(listed.standardOutput)")
+        let refused = try ProcessRunner.run(
+            chimectl, ["add", "--app=reminders", "--in=1h", "--title=Tea"], environment: environment)
+        #expect(refused.status == 64)
+        #expect(refused.standardError.contains("invalid --app 'reminders'"))
+    }
+
     @Test func anApplicationHasAQuotaAndARequestASizeLimit() async throws {
         let session = try Session(configuration: "[Daemon]\nDeliver=stdout\nMaxRequestsPerApp=2\n")
         defer { session.stop() }

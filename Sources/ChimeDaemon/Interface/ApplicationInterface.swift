@@ -169,7 +169,7 @@ final class ApplicationInterface: @unchecked Sendable {
         }
         let prefix = ApplicationRequests.scheduleID(appID: appID, id: "")
         let pending = scheduler.status(limit: 0).scheduled.filter { $0.id.hasPrefix(prefix) }.map { item in
-            let (content, trigger) = Self.sections(ofFile: item.source)
+            let (content, trigger) = BusRequestEntries.of(fileAt: item.source)
             return (
                 id: String(item.id.dropFirst(prefix.count)), content: content, trigger: trigger,
                 next: item.next.epochMicroseconds
@@ -199,29 +199,6 @@ final class ApplicationInterface: @unchecked Sendable {
             return
         }
         rebuilder.rebuild(reason: "request of \(appID)") { call.reply() }
-    }
-
-    /// A stored request's `[Notification]` and `[Trigger]` keys as the `a{sv}` of `Add`: repeatable keys as
-    /// arrays of strings, the others as strings.
-    static func sections(
-        ofFile path: String
-    ) -> (content: [(key: String, value: BusValue)], trigger: [(key: String, value: BusValue)]) {
-        guard let data = FileManager.default.contents(atPath: path) else { return ([], []) }
-        let unit = UnitFile(parsing: data, path: path)
-        func entries(_ section: String) -> [(key: String, value: BusValue)] {
-            let repeatable = Set(NotificationLoader.repeatableKeys.first { $0.section == section }?.keys ?? [])
-            var result: [(key: String, value: BusValue)] = []
-            var seen = Set<String>()
-            for entry in unit.sections.filter({ $0.name == section }).flatMap(\.entries)
-            where seen.insert(entry.key).inserted {
-                result.append(
-                    repeatable.contains(entry.key)
-                        ? (entry.key, .strings(unit.values(for: entry.key, in: section).map(\.value)))
-                        : (entry.key, .string(unit.lastValue(for: entry.key, in: section)?.value ?? "")))
-            }
-            return result
-        }
-        return (entries("Notification"), entries("Trigger"))
     }
 
     /// The introspection data, as installed in /usr/share/dbus-1/interfaces (dbus/org.chime.Notifications1.xml).
