@@ -175,6 +175,7 @@ install: release install-systemd
 	install -m 0644 man/chimectl.1 $(DESTDIR)$(MANDIR)/man1/chimectl.1
 	install -m 0644 man/chime.notification.5 $(DESTDIR)$(MANDIR)/man5/chime.notification.5
 	install -m 0644 man/chimed.conf.5 $(DESTDIR)$(MANDIR)/man5/chimed.conf.5
+	install -m 0644 man/org.chime.Notifications1.5 $(DESTDIR)$(MANDIR)/man5/org.chime.Notifications1.5
 	install -m 0644 man/chimed.8 $(DESTDIR)$(MANDIR)/man8/chimed.8
 	install -m 0644 docs/security.md $(DESTDIR)$(DOCDIR)/security.md
 	install -m 0644 config/*.notification config/chimed.conf config/exams.csv $(DESTDIR)$(DATADIR)/examples/
@@ -204,7 +205,8 @@ install-systemd:
 uninstall: uninstall-systemd
 	rm -f $(DESTDIR)$(BINDIR)/chimectl $(DESTDIR)$(BINDIR)/chimed
 	rm -f $(DESTDIR)$(MANDIR)/man1/chimectl.1 $(DESTDIR)$(MANDIR)/man5/chime.notification.5 \
-		$(DESTDIR)$(MANDIR)/man5/chimed.conf.5 $(DESTDIR)$(MANDIR)/man8/chimed.8
+		$(DESTDIR)$(MANDIR)/man5/chimed.conf.5 $(DESTDIR)$(MANDIR)/man5/org.chime.Notifications1.5 \
+		$(DESTDIR)$(MANDIR)/man8/chimed.8
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/chimectl
 

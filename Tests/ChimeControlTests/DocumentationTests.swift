@@ -138,7 +138,10 @@ import Testing
         #expect(documented == expected)
     }
 
-    @Test(arguments: ["man/chimectl.1", "man/chime.notification.5", "man/chimed.8", "man/chimed.conf.5"])
+    @Test(arguments: [
+        "man/chimectl.1", "man/chime.notification.5", "man/chimed.8", "man/chimed.conf.5",
+        "man/org.chime.Notifications1.5",
+    ])
     func manPageNamesTheCurrentVersion(path: String) throws {
         let page = try ManPage(Self.read(path))
         #expect(page.header.contains("\"chime \(Chimectl.version)\""), "\(path): \(page.header)")
@@ -158,7 +161,10 @@ import Testing
         let uninstall = Self.recipe(of: "uninstall", in: makefile)
         let pages = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("man").path)
             .filter { $0.last?.isNumber == true }
-        #expect(pages.sorted() == ["chime.notification.5", "chimectl.1", "chimed.8", "chimed.conf.5"])
+        #expect(
+            pages.sorted() == [
+                "chime.notification.5", "chimectl.1", "chimed.8", "chimed.conf.5", "org.chime.Notifications1.5",
+            ])
         for page in pages {
             let installed = "$(DESTDIR)$(MANDIR)/man\(page.last!)/\(page)"
             #expect(install.contains("install -m 0644 man/\(page) \(installed)"), "make install leaves out \(page)")

@@ -274,6 +274,37 @@ import Testing
         #expect(refused.standardError.contains("invalid --app 'reminders'"))
     }
 
+    /// examples/schedule-exam.py, an application in Python with Gio, against the activated chimed: it schedules,
+    /// lists, is told why a bad time is refused, and cancels.
+    @Test func thePythonExampleSchedulesListsAndCancels() async throws {
+        let python = "/usr/bin/python3"
+        let gi = try ProcessRunner.run(python, ["-c", "import gi.repository.Gio"])
+        if gi.status != 0 { try Test.cancel("Skipped: needs python3-gi") }
+        let session = try Session()
+        defer { session.stop() }
+        let example = BinaryLocator.packageRoot.appendingPathComponent("examples/schedule-exam.py").path
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": session.bus.address, "TZ": "UTC"]
+        let at = Self.now + 7_200
+        let scheduled = try ProcessRunner.run(python, [example, "--at=@\(at)"], environment: environment)
+        #expect(scheduled.status == 0, "\(scheduled.standardError)")
+        #expect(scheduled.standardOutput.hasPrefix("Scheduled exam: "), "\(scheduled.standardOutput)")
+        #expect(scheduled.standardOutput.contains("  pending: exam at "), "\(scheduled.standardOutput)")
+        let pending = try await session.pending()
+        #expect(pending.map(\.id) == ["exam"])
+        #expect(pending.first?.next == at * 1_000_000)
+        #expect(pending.first?.content("Badge") == .string("+1"))
+        #expect(pending.first?.content("Info") == .strings(["room=4B", "course=MA101"]))
+        let refused = try ProcessRunner.run(python, [example, "--at=tomorrow"], environment: environment)
+        #expect(refused.status == 1)
+        #expect(
+            refused.standardError
+                == "chime: org.chime.Notifications1.Error.InvalidArgument: At= must be an absolute time; 'tomorrow' "
+                + "depends on when the file is read.\n")
+        let cancelled = try ProcessRunner.run(python, [example, "--cancel"], environment: environment)
+        #expect(cancelled.standardOutput == "Cancelled exam.\n", "\(cancelled.standardError)")
+        #expect(try await session.pending().isEmpty)
+    }
+
     @Test func anApplicationHasAQuotaAndARequestASizeLimit() async throws {
         let session = try Session(configuration: "[Daemon]\nDeliver=stdout\nMaxRequestsPerApp=2\n")
         defer { session.stop() }
