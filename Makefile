@@ -140,7 +140,7 @@ bench: release deps-bench
 
 # The soak under faults (soak/run, docs/reliability.md): 100,000 notifications, a fire every 10 ms, a SIGHUP every
 # second with files changing, a failing and hanging [Command] backend, ENOSPC twice, SIGKILL twice. make test runs
-# one minute of it (Tests/IntegrationTests/SoakTests.swift).
+# forty seconds of it (Tests/IntegrationTests/SoakTests.swift), which leaves memory to this ten-minute run.
 SOAK_SECONDS ?= 600
 soak: release
 	./soak/run --seconds=$(SOAK_SECONDS)
