@@ -38,6 +38,14 @@ public final class Daemon: @unchecked Sendable {
         // runs on otherwise keeps the freed memory of past loads in an arena of its own, and the RSS at rest with
         // 100,000 notifications grows to twice the schedule over minutes (docs/reliability.md, the soak).
         _ = chime_limit_malloc_arenas(Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
+        // A bus-activated chimed learns the session bus from the activation (DBUS_STARTER_ADDRESS): its badges and
+        // bubbles go to that bus too.
+        var environment = environment
+        if environment["DBUS_SESSION_BUS_ADDRESS"] == nil, environment["DBUS_STARTER_BUS_TYPE"] == "session",
+            let starter = environment["DBUS_STARTER_ADDRESS"]
+        {
+            environment["DBUS_SESSION_BUS_ADDRESS"] = starter
+        }
         self.options = options
         self.environment = environment
         self.log = log
@@ -66,20 +74,26 @@ public final class Daemon: @unchecked Sendable {
             dispatcher: dispatcher, registry: registry, badge: badge, reporter: reporter, messages: messages,
             log: log)
         self.rebuilder = rebuilder
+        let requests = ApplicationRequests(stateDirectory: options.stateDirectory)
+        let appBadges = ApplicationBadges(
+            requests: requests, environment: environment, log: log,
+            isShown: { rebuilder.configuration.presentation.badge })
         applications = ApplicationInterface(
-            queue: queue, requests: ApplicationRequests(stateDirectory: options.stateDirectory), scheduler: scheduler,
-            rebuilder: rebuilder, clock: clock, environment: environment, log: log)
+            queue: queue, requests: requests, scheduler: scheduler, rebuilder: rebuilder, badges: appBadges,
+            clock: clock, environment: environment, log: log)
 
         // Each delivery: stripped to what chimed.conf's [Presentation] allows, and its Badge= applied; the badge
         // is written once per fire, not once per delivery.
         let applications = self.applications
         scheduler.willDeliver = { delivery in
             rebuilder.configuration.presentation.strip(&delivery)
-            badge.apply(to: &delivery)
+            // An application's request changes the application's badge, anything else chime's own.
+            if !appBadges.apply(to: &delivery) { badge.apply(to: &delivery) }
             applications.handedOff(delivery)
         }
         scheduler.afterFire = {
             badge.saveIfChanged()
+            appBadges.saveIfChanged()
             reporter.scheduleChanged()
         }
         // A finished request's file is removed once its delivery is done (`AddedRequests`).

@@ -97,6 +97,29 @@ public final class NotificationCenter: Sendable {
         }
     }
 
+    /// Sets the application's badge: the number on its launcher entry (`application://APP_ID.desktop`).
+    public func setBadgeCount(_ count: Int) async throws {
+        let appID = applicationID
+        let value = UInt32(clamping: max(count, 0))
+        try await call("SetBadge") { writer in
+            try writer.append(appID)
+            try writer.append(.uint32(value))
+        } reply: { _ in
+            ()
+        }
+    }
+
+    /// The application's badge number: set by `setBadgeCount(_:)` and changed by its requests' `Badge=`.
+    public func badgeCount() async throws -> Int {
+        let appID = applicationID
+        return Int(
+            try await call("GetBadge") {
+                try $0.append(appID)
+            } reply: {
+                try $0.readUInt32()
+            })
+    }
+
     /// The application's requests as chimed hands them to their backends, from now on: the `Delivered` signal.
     public func deliveries() async throws -> AsyncStream<DeliveredNotification> {
         let (stream, continuation) = AsyncStream.makeStream(of: DeliveredNotification.self)

@@ -305,6 +305,49 @@ import Testing
         #expect(try await session.pending().isEmpty)
     }
 
+    /// The badge is the application's: SetBadge/GetBadge and its requests' Badge= change the number on its launcher
+    /// entry, and chime's own badge stays as it was.
+    @Test func anApplicationHasABadgeOfItsOwn() async throws {
+        let session = try Session()
+        defer { session.stop() }
+        let updates = Locked<[String]>([])
+        try await session.client.addMatch(
+            "type='signal',interface='com.canonical.Unity.LauncherEntry',member='Update'"
+        ) { reader in
+            guard let uri = try? reader.readString(), let properties = try? reader.readDictionary() else { return }
+            let count = properties.first { $0.key == "count" }?.value
+            updates.withLock { $0.append("\(uri) \(count.map { "\($0)" } ?? "-")") }
+        }
+        try await session.call(
+            "SetBadge",
+            arguments: { writer in
+                try writer.append(Self.app)
+                try writer.append(.uint32(3))
+            })
+        let badge = {
+            try await session.call("GetBadge", arguments: { try $0.append(Self.app) }) { try $0.readUInt32() }
+        }
+        #expect(try await badge() == 3)
+        let due = Self.now + 2
+        _ = try await session.add(
+            "tick", content: [("Title", .string("Tick")), ("Badge", .string("+1"))],
+            trigger: [("At", .string(Self.stamp(due)))])
+        #expect(waitFor({ session.delivered.contains("\(Self.app):tick") }, timeout: 10), "\(session.bus.output)")
+        #expect(session.bus.output.contains(#""badge":4"#), "\(session.bus.output)")
+        #expect(try await badge() == 4)
+        let uri = "application://\(Self.app).desktop"
+        #expect(
+            waitFor({ updates.withLock { $0 } == ["\(uri) int64(3)", "\(uri) int64(4)"] }, timeout: 5),
+            "\(updates.withLock { $0 })")
+        // chime's own badge was not touched.
+        #expect(!FileManager.default.fileExists(atPath: session.directory.path + "/state/badge"))
+        // Another application's is its own.
+        #expect(
+            try await session.call("GetBadge", arguments: { try $0.append("org.example.Other") }) {
+                try $0.readUInt32()
+            } == 0)
+    }
+
     @Test func anApplicationHasAQuotaAndARequestASizeLimit() async throws {
         let session = try Session(configuration: "[Daemon]\nDeliver=stdout\nMaxRequestsPerApp=2\n")
         defer { session.stop() }

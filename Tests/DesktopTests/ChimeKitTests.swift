@@ -59,5 +59,9 @@ import Testing
         #expect(delivered == DeliveredNotification(identifier: "exam", fireDate: due))
         try await center.removeAllPendingNotificationRequests()
         #expect(try await center.pendingNotificationRequests().isEmpty)
+        // The exam's Badge=+1 counted on the application's badge; the app clears it.
+        #expect(try await center.badgeCount() == 1)
+        try await center.setBadgeCount(0)
+        #expect(try await center.badgeCount() == 0)
     }
 }

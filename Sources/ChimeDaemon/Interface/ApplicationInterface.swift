@@ -26,6 +26,7 @@ final class ApplicationInterface: @unchecked Sendable {
     private let requests: ApplicationRequests
     private let scheduler: Scheduler
     private let rebuilder: ScheduleRebuilder
+    private let badges: ApplicationBadges
     private let clock: any WallClock
     private let environment: [String: String]
     private let log: any EventLog
@@ -34,8 +35,9 @@ final class ApplicationInterface: @unchecked Sendable {
 
     init(
         queue: DispatchQueue, requests: ApplicationRequests, scheduler: Scheduler, rebuilder: ScheduleRebuilder,
-        clock: any WallClock, environment: [String: String], log: any EventLog
+        badges: ApplicationBadges, clock: any WallClock, environment: [String: String], log: any EventLog
     ) {
+        self.badges = badges
         self.queue = queue
         self.requests = requests
         self.scheduler = scheduler
@@ -61,10 +63,7 @@ final class ApplicationInterface: @unchecked Sendable {
     /// Emits `Delivered(app_id, id, fire_usec)` when `delivery` is an application's request (its file is still
     /// there when it is handed off).
     func handedOff(_ delivery: Delivery) {
-        guard let connection,
-            let (appID, id) = ApplicationRequests.parts(ofScheduleID: delivery.notification.id),
-            ApplicationRequests.isValidAppID(appID),
-            FileManager.default.fileExists(atPath: requests.path(appID: appID, id: id))
+        guard let connection, let (appID, id) = requests.request(ofScheduleID: delivery.notification.id)
         else { return }
         let fireTime = delivery.fireTime.epochMicroseconds
         connection.emitSignal(path: Self.path, interface: Self.interface, member: "Delivered") { writer in
@@ -97,8 +96,13 @@ final class ApplicationInterface: @unchecked Sendable {
             case (Self.interface, "RemoveAllPending") where call.signature == "s":
                 let appID = try call.read { try $0.readString() }
                 queue.async { self.remove(call, appID: appID, ids: nil) }
-            case (Self.interface, "Add"), (Self.interface, "GetPending"), (Self.interface, "RemovePending"),
-                (Self.interface, "RemoveAllPending"):
+            case (Self.interface, "SetBadge") where call.signature == "su":
+                let (appID, count) = try call.read { reader in (try reader.readString(), try reader.readUInt32()) }
+                queue.async { self.setBadge(call, appID: appID, count: count) }
+            case (Self.interface, "GetBadge") where call.signature == "s":
+                let appID = try call.read { try $0.readString() }
+                queue.async { self.getBadge(call, appID: appID) }
+            case (Self.interface, let member) where Self.signatures[member] != nil:
                 call.reply(
                     error: "org.freedesktop.DBus.Error.InvalidArgs",
                     "\(call.member) takes (\(Self.signatures[call.member] ?? "")), not (\(call.signature))")
@@ -112,7 +116,10 @@ final class ApplicationInterface: @unchecked Sendable {
         }
     }
 
-    static let signatures = ["Add": "ssa{sv}a{sv}", "GetPending": "s", "RemovePending": "sas", "RemoveAllPending": "s"]
+    static let signatures = [
+        "Add": "ssa{sv}a{sv}", "GetPending": "s", "RemovePending": "sas", "RemoveAllPending": "s", "SetBadge": "su",
+        "GetBadge": "s",
+    ]
 
     private func add(
         _ call: BusMethodCall, appID: String, id: String, content: [(key: String, value: BusValue)],
@@ -189,6 +196,29 @@ final class ApplicationInterface: @unchecked Sendable {
         }
     }
 
+    /// Sets the application's badge: its launcher entry's number, not chime's.
+    private func setBadge(_ call: BusMethodCall, appID: String, count: UInt32) {
+        guard ApplicationRequests.isValidAppID(appID) else {
+            call.reply(error: Failure.invalidArgument.name, "Invalid app_id '\(appID)'.")
+            return
+        }
+        do {
+            try badges.set(Int(min(count, 1_000_000_000)), for: appID)
+            call.reply()
+        } catch {
+            call.reply(error: "org.freedesktop.DBus.Error.Failed", "Cannot record the badge number: \(error)")
+        }
+    }
+
+    private func getBadge(_ call: BusMethodCall, appID: String) {
+        guard ApplicationRequests.isValidAppID(appID) else {
+            call.reply(error: Failure.invalidArgument.name, "Invalid app_id '\(appID)'.")
+            return
+        }
+        let count = UInt32(clamping: badges.count(of: appID))
+        call.reply { try $0.append(.uint32(count)) }
+    }
+
     private func remove(_ call: BusMethodCall, appID: String, ids: [String]?) {
         guard ApplicationRequests.isValidAppID(appID) else {
             call.reply(error: Failure.invalidArgument.name, "Invalid app_id '\(appID)'.")
@@ -227,6 +257,15 @@ final class ApplicationInterface: @unchecked Sendable {
             </method>
             <method name="RemoveAllPending">
               <arg name="app_id" type="s" direction="in"/>
+            </method>
+            <!-- The application's badge: the number on its launcher entry (application://APP_ID.desktop). -->
+            <method name="SetBadge">
+              <arg name="app_id" type="s" direction="in"/>
+              <arg name="count" type="u" direction="in"/>
+            </method>
+            <method name="GetBadge">
+              <arg name="app_id" type="s" direction="in"/>
+              <arg name="count" type="u" direction="out"/>
             </method>
             <!-- A request was handed to its backends; fire_usec is the occurrence's time. -->
             <signal name="Delivered">
