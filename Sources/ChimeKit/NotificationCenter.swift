@@ -120,6 +120,25 @@ public final class NotificationCenter: Sendable {
             })
     }
 
+    /// What chimed may present (the user's chimed.conf `[Presentation]`), as `getNotificationSettings`.
+    public func notificationSettings() async throws -> NotificationSettings {
+        let appID = applicationID
+        let entries = try await call("GetSettings") {
+            try $0.append(appID)
+        } reply: {
+            try $0.readDictionary()
+        }
+        func flag(_ key: String) -> Bool {
+            if case .boolean(let value) = entries.first(where: { $0.key == key })?.value { return value }
+            return false
+        }
+        var backends: [String] = []
+        if case .strings(let names) = entries.first(where: { $0.key == "backends" })?.value { backends = names }
+        return NotificationSettings(
+            alertsAllowed: flag("alert"), soundsAllowed: flag("sound"), badgesAllowed: flag("badge"),
+            backends: backends)
+    }
+
     /// The application's requests as chimed hands them to their backends, from now on: the `Delivered` signal.
     public func deliveries() async throws -> AsyncStream<DeliveredNotification> {
         let (stream, continuation) = AsyncStream.makeStream(of: DeliveredNotification.self)

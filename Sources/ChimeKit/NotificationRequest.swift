@@ -37,6 +37,22 @@ public struct DeliveredNotification: Sendable, Equatable {
     }
 }
 
+/// What chimed may present, as `UNNotificationSettings` says it: the user's chimed.conf `[Presentation]`.
+public struct NotificationSettings: Sendable, Equatable {
+    public var alertsAllowed: Bool
+    public var soundsAllowed: Bool
+    public var badgesAllowed: Bool
+    /// Where a request without `Deliver=` goes (`desktop`, `journal`...).
+    public var backends: [String]
+
+    public init(alertsAllowed: Bool, soundsAllowed: Bool, badgesAllowed: Bool, backends: [String]) {
+        self.alertsAllowed = alertsAllowed
+        self.soundsAllowed = soundsAllowed
+        self.badgesAllowed = badgesAllowed
+        self.backends = backends
+    }
+}
+
 /// Why chimed refused a call, with its message.
 public enum NotificationCenterError: Error, Equatable, CustomStringConvertible {
     /// The request is not valid: the message is the one a notification file would get.

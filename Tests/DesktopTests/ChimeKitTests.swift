@@ -59,6 +59,11 @@ import Testing
         #expect(delivered == DeliveredNotification(identifier: "exam", fireDate: due))
         try await center.removeAllPendingNotificationRequests()
         #expect(try await center.pendingNotificationRequests().isEmpty)
+        // The user's chimed.conf: everything allowed, to stdout.
+        #expect(
+            try await center.notificationSettings()
+                == NotificationSettings(
+                    alertsAllowed: true, soundsAllowed: true, badgesAllowed: true, backends: ["stdout"]))
         // The exam's Badge=+1 counted on the application's badge; the app clears it.
         #expect(try await center.badgeCount() == 1)
         try await center.setBadgeCount(0)

@@ -99,6 +99,9 @@ final class ApplicationInterface: @unchecked Sendable {
             case (Self.interface, "SetBadge") where call.signature == "su":
                 let (appID, count) = try call.read { reader in (try reader.readString(), try reader.readUInt32()) }
                 queue.async { self.setBadge(call, appID: appID, count: count) }
+            case (Self.interface, "GetSettings") where call.signature == "s":
+                let appID = try call.read { try $0.readString() }
+                queue.async { self.getSettings(call, appID: appID) }
             case (Self.interface, "GetBadge") where call.signature == "s":
                 let appID = try call.read { try $0.readString() }
                 queue.async { self.getBadge(call, appID: appID) }
@@ -118,7 +121,7 @@ final class ApplicationInterface: @unchecked Sendable {
 
     static let signatures = [
         "Add": "ssa{sv}a{sv}", "GetPending": "s", "RemovePending": "sas", "RemoveAllPending": "s", "SetBadge": "su",
-        "GetBadge": "s",
+        "GetBadge": "s", "GetSettings": "s",
     ]
 
     private func add(
@@ -219,6 +222,23 @@ final class ApplicationInterface: @unchecked Sendable {
         call.reply { try $0.append(.uint32(count)) }
     }
 
+    /// What may be presented (chimed.conf's `[Presentation]`), and the launcher entry chime's own badge goes to:
+    /// the settings an iOS app reads with `getNotificationSettings`.
+    private func getSettings(_ call: BusMethodCall, appID: String) {
+        guard ApplicationRequests.isValidAppID(appID) else {
+            call.reply(error: Failure.invalidArgument.name, "Invalid app_id '\(appID)'.")
+            return
+        }
+        let configuration = rebuilder.configuration
+        let settings: [(key: String, value: BusValue)] = [
+            ("alert", .boolean(configuration.presentation.alert)),
+            ("sound", .boolean(configuration.presentation.sound)),
+            ("badge", .boolean(configuration.presentation.badge)),
+            ("backends", .strings(rebuilder.defaultBackends)),
+        ]
+        call.reply { try $0.append(dictionary: settings) }
+    }
+
     private func remove(_ call: BusMethodCall, appID: String, ids: [String]?) {
         guard ApplicationRequests.isValidAppID(appID) else {
             call.reply(error: Failure.invalidArgument.name, "Invalid app_id '\(appID)'.")
@@ -266,6 +286,11 @@ final class ApplicationInterface: @unchecked Sendable {
             <method name="GetBadge">
               <arg name="app_id" type="s" direction="in"/>
               <arg name="count" type="u" direction="out"/>
+            </method>
+            <!-- What may be presented (alert, sound, badge: b) and the backends a request without Deliver= goes to (as). -->
+            <method name="GetSettings">
+              <arg name="app_id" type="s" direction="in"/>
+              <arg name="settings" type="a{sv}" direction="out"/>
             </method>
             <!-- A request was handed to its backends; fire_usec is the occurrence's time. -->
             <signal name="Delivered">
