@@ -85,6 +85,7 @@ public final class Daemon: @unchecked Sendable {
         // Each delivery: stripped to what chimed.conf's [Presentation] allows, and its Badge= applied; the badge
         // is written once per fire, not once per delivery.
         let applications = self.applications
+        answers.answered = { delivery, action in applications.answered(delivery, action: action) }
         scheduler.willDeliver = { delivery in
             rebuilder.configuration.presentation.strip(&delivery)
             // An application's request changes the application's badge, anything else chime's own.

@@ -348,6 +348,70 @@ import Testing
             } == 0)
     }
 
+    /// The user's answers to an application's bubbles reach the application: an action with the request's Info=,
+    /// and a dismissal.
+    @Test func theUsersAnswersAreSignalledToTheApplication() async throws {
+        let session = try Session()
+        defer { session.stop() }
+        let server = try DBusFixture(
+            "notification-server", bus: session.bus, directory: session.directory,
+            arguments: ["--capabilities=actions,body"])
+        defer { server.stop() }
+        let answers = Locked<[String]>([])
+        for member in ["ActionInvoked", "Dismissed"] {
+            try await session.client.addMatch(
+                "type='signal',interface='org.chime.Notifications1',member='\(member)'"
+            ) { reader in
+                var words = [member]
+                while let (type, _) = (try? reader.peekType()) ?? nil {
+                    if type == "s" {
+                        words.append((try? reader.readString()) ?? "?")
+                    } else {
+                        try? reader.enterContainer("a", contents: "{ss}")
+                        while (try? reader.peekType()) ?? nil != nil {
+                            try? reader.enterContainer("e", contents: "ss")
+                            words.append("\((try? reader.readString()) ?? "?")=\((try? reader.readString()) ?? "?")")
+                            try? reader.exitContainer()
+                        }
+                        try? reader.exitContainer()
+                    }
+                }
+                answers.withLock { $0.append(words.joined(separator: " ")) }
+            }
+        }
+        let due = Self.now + 2
+        for id in ["exam", "quiz"] {
+            _ = try await session.add(
+                id,
+                content: [
+                    ("Title", .string(id)), ("Action", .strings(["open:Open"])), ("Deliver", .strings(["desktop"])),
+                    ("Info", .strings(["room=4B"])),
+                ], trigger: [("At", .string(Self.stamp(due)))])
+        }
+        let calls = ChimedDesktopTests.notifyCalls(server, 2)
+        try #require(calls.count == 2, "\(session.bus.output)")
+        let bubbles = Dictionary(
+            uniqueKeysWithValues: calls.compactMap { call in
+                (call["summary"] as? String).flatMap { summary in (call["id"] as? Int).map { (summary, $0) } }
+            })
+        try await ChimedDesktopTests.choose("open", on: try #require(bubbles["exam"]), bus: session.bus)
+        let control = try BusConnection(address: session.bus.address, label: "close")
+        defer { control.close() }
+        try await control.call(
+            destination: "org.freedesktop.Notifications", path: "/org/chime/Test", interface: "org.chime.Test.Control",
+            member: "EmitNotificationClosed",
+            arguments: { writer in
+                try writer.append(.uint32(UInt32(try #require(bubbles["quiz"]))))
+                try writer.append(.uint32(2))
+            }
+        ) { _ in }
+        #expect(waitFor({ answers.withLock { $0.count } >= 2 }, timeout: 10), "\(answers.withLock { $0 })")
+        #expect(
+            answers.withLock { $0 }.sorted() == [
+                "ActionInvoked \(Self.app) exam open room=4B", "Dismissed \(Self.app) quiz",
+            ])
+    }
+
     @Test func anApplicationHasAQuotaAndARequestASizeLimit() async throws {
         let session = try Session(configuration: "[Daemon]\nDeliver=stdout\nMaxRequestsPerApp=2\n")
         defer { session.stop() }

@@ -13,6 +13,9 @@ final class NotificationAnswers: NotificationResponding, @unchecked Sendable {
     private let log: any EventLog
     /// chimed's environment: the base of an `ExecAction=` program's, and `TZ`.
     private let environment: [String: String]
+    /// Told of each answer on the scheduler's queue: the action chosen, or `nil` when the user dismissed the
+    /// bubble (the application interface passes it on). Set before the first delivery.
+    var answered: ((_ delivery: Delivery, _ action: String?) -> Void)?
 
     init(
         queue: DispatchQueue, scheduler: Scheduler, clock: any WallClock, log: any EventLog,
@@ -52,6 +55,7 @@ final class NotificationAnswers: NotificationResponding, @unchecked Sendable {
                 }
             }
             log.record(DaemonEvent(.actionInvoked, "\(notification.id): \(what) (\(backend))", fields: fields))
+            answered?(delivery, key)
         }
     }
 
@@ -102,5 +106,7 @@ final class NotificationAnswers: NotificationResponding, @unchecked Sendable {
             DaemonEvent(
                 .closed, "\(delivery.notification.id): \(why) (\(backend))",
                 fields: Dispatcher.fields(of: delivery, backend: backend) + [("CHIME_CLOSE_REASON", String(reason))]))
+        guard reason == 2 else { return }
+        queue.async { [self] in answered?(delivery, nil) }
     }
 }

@@ -73,6 +73,35 @@ final class ApplicationInterface: @unchecked Sendable {
         }
     }
 
+    /// The user answered a bubble of an application's request: `ActionInvoked(app_id, id, action, info)` for an
+    /// action (the plain click is `default`), `Dismissed(app_id, id)` when it was closed.
+    func answered(_ delivery: Delivery, action: String?) {
+        guard let connection, let (appID, id) = ApplicationRequests.parts(ofScheduleID: delivery.notification.id),
+            ApplicationRequests.isValidAppID(appID)
+        else { return }
+        guard let action else {
+            connection.emitSignal(path: Self.path, interface: Self.interface, member: "Dismissed") { writer in
+                try writer.append(appID)
+                try writer.append(id)
+            }
+            return
+        }
+        let info = delivery.notification.info
+        connection.emitSignal(path: Self.path, interface: Self.interface, member: "ActionInvoked") { writer in
+            try writer.append(appID)
+            try writer.append(id)
+            try writer.append(action)
+            try writer.openContainer("a", contents: "{ss}")
+            for (key, value) in info {
+                try writer.openContainer("e", contents: "ss")
+                try writer.append(key)
+                try writer.append(value)
+                try writer.closeContainer()
+            }
+            try writer.closeContainer()
+        }
+    }
+
     /// On the bus queue: reads the arguments, then does the work on the scheduler's queue.
     private func received(_ call: BusMethodCall) {
         do {
@@ -297,6 +326,18 @@ final class ApplicationInterface: @unchecked Sendable {
               <arg name="app_id" type="s"/>
               <arg name="id" type="s"/>
               <arg name="fire_usec" type="x"/>
+            </signal>
+            <!-- The user chose an action on the bubble ("default" for the bubble itself); info is the request's Info=. -->
+            <signal name="ActionInvoked">
+              <arg name="app_id" type="s"/>
+              <arg name="id" type="s"/>
+              <arg name="action" type="s"/>
+              <arg name="info" type="a{ss}"/>
+            </signal>
+            <!-- The user closed the bubble. -->
+            <signal name="Dismissed">
+              <arg name="app_id" type="s"/>
+              <arg name="id" type="s"/>
             </signal>
           </interface>
           <interface name="org.freedesktop.DBus.Introspectable">
