@@ -17,7 +17,8 @@ import Testing
         let bus: PrivateSessionBus
         let client: BusConnection
 
-        init(configuration: String = "[Daemon]\nDeliver=stdout\n") throws {
+        /// `extraServices`: further bus names the bus starts, each with its command line (an application).
+        init(configuration: String = "[Daemon]\nDeliver=stdout\n", extraServices: [String: String] = [:]) throws {
             if PrivateSessionBus.daemonPath == nil { try Test.cancel("Skipped: needs dbus-daemon") }
             directory = try TemporaryDirectory(prefix: "chime-app-interface")
             let chimed = BinaryLocator.path(of: "chimed")
@@ -30,6 +31,9 @@ import Testing
                 Exec=\(chimed) --user --config-dir=\(directory.path)/config --state-dir=\(directory.path)/state \
                 --runtime-dir=\(directory.path)/run
                 """)
+            for (name, command) in extraServices {
+                try directory.write("services/\(name).service", "[D-BUS Service]\nName=\(name)\nExec=\(command)\n")
+            }
             bus = try PrivateSessionBus(
                 directory: directory, serviceDirectory: directory.path + "/services", environment: ["TZ": "UTC"])
             client = try BusConnection(address: bus.address, label: "application")
@@ -410,6 +414,43 @@ import Testing
             answers.withLock { $0 }.sorted() == [
                 "ActionInvoked \(Self.app) exam open room=4B", "Dismissed \(Self.app) quiz",
             ])
+    }
+
+    /// The seeds' flow end to end, with examples/exam-reminders.py (a GApplication in Python): it schedules the
+    /// exam reminder and exits; the bubble comes; a click on its action makes chimed activate the application
+    /// through the session bus, which starts it; it says what it was launched from and clears its badge.
+    @Test func aClickLaunchesTheApplicationFromItsNotification() async throws {
+        let python = "/usr/bin/python3"
+        if try ProcessRunner.run(python, ["-c", "import gi.repository.Gio"]).status != 0 {
+            try Test.cancel("Skipped: needs python3-gi")
+        }
+        let example = BinaryLocator.packageRoot.appendingPathComponent("examples/exam-reminders.py").path
+        let session = try Session(
+            extraServices: [
+                "org.example.Reminders": "\(python) \(example) --gapplication-service"
+            ])
+        defer { session.stop() }
+        let server = try DBusFixture(
+            "notification-server", bus: session.bus, directory: session.directory,
+            arguments: ["--capabilities=actions,body"])
+        defer { server.stop() }
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": session.bus.address, "TZ": "UTC"]
+        let scheduled = try ProcessRunner.run(
+            python, [example, "schedule", "--at=@\(Self.now + 2)"], environment: environment)
+        #expect(scheduled.status == 0, "\(scheduled.standardError)")
+        #expect(scheduled.standardOutput.hasPrefix("Scheduled the exam reminder for "), "\(scheduled.standardOutput)")
+        let calls = ChimedDesktopTests.notifyCalls(server, 1)
+        let bubble = try #require(calls.first?["id"] as? Int, "\(session.bus.output)")
+        #expect(calls.first?["summary"] as? String == "Exam: Linear Algebra")
+        let badge = {
+            try await session.call("GetBadge", arguments: { try $0.append(Self.app) }) { try $0.readUInt32() }
+        }
+        #expect(try await badge() == 1)
+        try await ChimedDesktopTests.choose("open", on: bubble, bus: session.bus)
+        #expect(
+            waitFor({ session.bus.output.contains("Badge cleared.") }, timeout: 20), "\(session.bus.output)")
+        #expect(session.bus.output.contains("Launched from notification exam: action open; room=4B\n"))
+        #expect(try await badge() == 0)
     }
 
     @Test func anApplicationHasAQuotaAndARequestASizeLimit() async throws {

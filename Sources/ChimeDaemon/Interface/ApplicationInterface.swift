@@ -87,6 +87,9 @@ final class ApplicationInterface: @unchecked Sendable {
             return
         }
         let info = delivery.notification.info
+        if !["snooze", "dismiss"].contains(action) {
+            activate(appID, id: id, action: action, info: info, on: connection)
+        }
         connection.emitSignal(path: Self.path, interface: Self.interface, member: "ActionInvoked") { writer in
             try writer.append(appID)
             try writer.append(id)
@@ -99,6 +102,43 @@ final class ApplicationInterface: @unchecked Sendable {
                 try writer.closeContainer()
             }
             try writer.closeContainer()
+        }
+    }
+
+    /// Starts or wakes the application as the Desktop Entry specification has D-Bus-activatable applications
+    /// activated: `org.freedesktop.Application` at its bus name and the path made of it (`org.example.App` →
+    /// `/org/example/App`), `Activate` for the bubble itself and `ActivateAction(action, [id])` for an action. The
+    /// platform data carries the request (`chime-id`, `chime-action`, `chime-info` as `KEY=VALUE` strings): the
+    /// application's "launched from a notification". A failure (no such application) is logged.
+    private func activate(
+        _ appID: String, id: String, action: String, info: [(key: String, value: String)], on connection: BusConnection
+    ) {
+        let path = "/" + appID.replacingOccurrences(of: ".", with: "/").replacingOccurrences(of: "-", with: "_")
+        let platformData: [(key: String, value: BusValue)] = [
+            ("chime-id", .string(id)), ("chime-action", .string(action)),
+            ("chime-info", .strings(info.map { "\($0.key)=\($0.value)" })),
+        ]
+        let log = self.log
+        Task {
+            do {
+                try await connection.call(
+                    destination: appID, path: path, interface: "org.freedesktop.Application",
+                    member: action == "default" ? "Activate" : "ActivateAction",
+                    arguments: { writer in
+                        if action != "default" {
+                            try writer.append(action)
+                            try writer.openContainer("a", contents: "v")
+                            try writer.append(variant: .string(id))
+                            try writer.closeContainer()
+                        }
+                        try writer.append(dictionary: platformData)
+                    }, reply: { _ in () })
+            } catch {
+                log.record(
+                    DaemonEvent(
+                        .systemError, "Cannot activate \(appID) for the user's answer to \(id) (\(action)): \(error)",
+                        priority: .warning))
+            }
         }
     }
 
