@@ -324,8 +324,8 @@ import Testing
     }
 
     @Test func aRestartAfterAGapCatchesUpOnlyPersistentNotifications() throws {
-        let at = Date().addingTimeInterval(2)
-        let stamp = "@\(Int(at.timeIntervalSince1970.rounded(.up)))"
+        let due = Int(Date().addingTimeInterval(2).timeIntervalSince1970.rounded(.up))
+        let stamp = "@\(due)"
         let files = [
             "kept.notification": "[Notification]\nTitle=Kept\n[Trigger]\nAt=\(stamp)\nPersistent=yes\n",
             "lost.notification": "[Notification]\nTitle=Lost\n[Trigger]\nAt=\(stamp)\n",
@@ -336,7 +336,7 @@ import Testing
         first.process.signal(SIGTERM)
         #expect(first.process.wait(timeout: 10) == 0)
         // Down while the one-shot falls due.
-        Thread.sleep(until: at.addingTimeInterval(1.5))
+        Thread.sleep(until: Date(timeIntervalSince1970: Double(due) + 0.3))
         let second = try RunningProcess(
             chimed,
             [
