@@ -242,10 +242,7 @@ final class ApplicationInterface: @unchecked Sendable {
     }
 
     private func getPending(_ call: BusMethodCall, appID: String) {
-        guard ApplicationRequests.isValidAppID(appID) else {
-            call.reply(error: Failure.invalidArgument.name, "Invalid app_id '\(appID)'.")
-            return
-        }
+        guard Self.accepts(appID, answering: call) else { return }
         let prefix = ApplicationRequests.scheduleID(appID: appID, id: "")
         let pending = scheduler.status(limit: 0).scheduled.filter { $0.id.hasPrefix(prefix) }.map { item in
             let (content, trigger) = BusRequestEntries.of(fileAt: item.source)
@@ -268,12 +265,18 @@ final class ApplicationInterface: @unchecked Sendable {
         }
     }
 
-    /// Sets the application's badge: its launcher entry's number, not chime's.
-    private func setBadge(_ call: BusMethodCall, appID: String, count: UInt32) {
+    /// Whether `appID` is a desktop-file id; if not, `call` is answered with the error.
+    private static func accepts(_ appID: String, answering call: BusMethodCall) -> Bool {
         guard ApplicationRequests.isValidAppID(appID) else {
             call.reply(error: Failure.invalidArgument.name, "Invalid app_id '\(appID)'.")
-            return
+            return false
         }
+        return true
+    }
+
+    /// Sets the application's badge: its launcher entry's number, not chime's.
+    private func setBadge(_ call: BusMethodCall, appID: String, count: UInt32) {
+        guard Self.accepts(appID, answering: call) else { return }
         do {
             try badges.set(Int(min(count, 1_000_000_000)), for: appID)
             call.reply()
@@ -283,10 +286,7 @@ final class ApplicationInterface: @unchecked Sendable {
     }
 
     private func getBadge(_ call: BusMethodCall, appID: String) {
-        guard ApplicationRequests.isValidAppID(appID) else {
-            call.reply(error: Failure.invalidArgument.name, "Invalid app_id '\(appID)'.")
-            return
-        }
+        guard Self.accepts(appID, answering: call) else { return }
         let count = UInt32(clamping: badges.count(of: appID))
         call.reply { try $0.append(.uint32(count)) }
     }
@@ -294,10 +294,7 @@ final class ApplicationInterface: @unchecked Sendable {
     /// What may be presented (chimed.conf's `[Presentation]`), and the launcher entry chime's own badge goes to:
     /// the settings an iOS app reads with `getNotificationSettings`.
     private func getSettings(_ call: BusMethodCall, appID: String) {
-        guard ApplicationRequests.isValidAppID(appID) else {
-            call.reply(error: Failure.invalidArgument.name, "Invalid app_id '\(appID)'.")
-            return
-        }
+        guard Self.accepts(appID, answering: call) else { return }
         let configuration = rebuilder.configuration
         let settings: [(key: String, value: BusValue)] = [
             ("alert", .boolean(configuration.presentation.alert)),
@@ -309,10 +306,7 @@ final class ApplicationInterface: @unchecked Sendable {
     }
 
     private func remove(_ call: BusMethodCall, appID: String, ids: [String]?) {
-        guard ApplicationRequests.isValidAppID(appID) else {
-            call.reply(error: Failure.invalidArgument.name, "Invalid app_id '\(appID)'.")
-            return
-        }
+        guard Self.accepts(appID, answering: call) else { return }
         guard requests.remove(appID: appID, ids: ids ?? requests.ids(appID: appID)) else {
             call.reply()
             return
