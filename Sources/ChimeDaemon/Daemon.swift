@@ -62,10 +62,8 @@ public final class Daemon: @unchecked Sendable {
             factories: factories,
             context: BackendContext(log: log, clock: clock, responder: answers, environment: environment))
         let badge = InstanceBadge(stateDirectory: options.stateDirectory, environment: environment, log: log)
-        let added = AddedRequests(
-            directories: [
-                options.addedDirectory, ApplicationRequests(stateDirectory: options.stateDirectory).directory,
-            ])
+        let requests = ApplicationRequests(stateDirectory: options.stateDirectory)
+        let added = AddedRequests(directories: [options.addedDirectory, requests.directory])
         let reporter = ScheduleReporter(
             queue: queue, scheduler: scheduler, badge: badge, messages: messages, addedRequests: added,
             options: options, clock: clock)
@@ -74,7 +72,6 @@ public final class Daemon: @unchecked Sendable {
             dispatcher: dispatcher, registry: registry, badge: badge, reporter: reporter, messages: messages,
             log: log)
         self.rebuilder = rebuilder
-        let requests = ApplicationRequests(stateDirectory: options.stateDirectory)
         let appBadges = ApplicationBadges(
             requests: requests, environment: environment, log: log,
             isShown: { rebuilder.configuration.presentation.badge })
@@ -88,9 +85,14 @@ public final class Daemon: @unchecked Sendable {
         answers.answered = { delivery, action in applications.answered(delivery, action: action) }
         scheduler.willDeliver = { delivery in
             rebuilder.configuration.presentation.strip(&delivery)
-            // An application's request changes the application's badge, anything else chime's own.
-            if !appBadges.apply(to: &delivery) { badge.apply(to: &delivery) }
-            applications.handedOff(delivery)
+            // An application's request (looked up once per delivery) changes the application's badge and is
+            // signalled to it; anything else changes chime's own badge.
+            if let request = requests.request(ofScheduleID: delivery.notification.id) {
+                appBadges.apply(to: &delivery, of: request.appID)
+                applications.handedOff(delivery, appID: request.appID, id: request.id)
+            } else {
+                badge.apply(to: &delivery)
+            }
         }
         scheduler.afterFire = {
             badge.saveIfChanged()

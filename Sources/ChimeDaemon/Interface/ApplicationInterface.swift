@@ -60,11 +60,9 @@ final class ApplicationInterface: @unchecked Sendable {
         queue.async { self.connection = connection }
     }
 
-    /// Emits `Delivered(app_id, id, fire_usec)` when `delivery` is an application's request (its file is still
-    /// there when it is handed off).
-    func handedOff(_ delivery: Delivery) {
-        guard let connection, let (appID, id) = requests.request(ofScheduleID: delivery.notification.id)
-        else { return }
+    /// Emits `Delivered(app_id, id, fire_usec)` for the delivery of `appID`'s request `id`.
+    func handedOff(_ delivery: Delivery, appID: String, id: String) {
+        guard let connection else { return }
         let fireTime = delivery.fireTime.epochMicroseconds
         connection.emitSignal(path: Self.path, interface: Self.interface, member: "Delivered") { writer in
             try writer.append(appID)

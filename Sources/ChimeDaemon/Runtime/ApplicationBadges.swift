@@ -45,16 +45,13 @@ final class ApplicationBadges: @unchecked Sendable {
         publish(appID)
     }
 
-    /// The `Badge=` of an application's request changes that application's number, and the delivery carries the
-    /// result. Returns whether `delivery` is an application's request (then chime's own badge is not changed).
-    func apply(to delivery: inout Delivery) -> Bool {
-        guard let appID = requests.request(ofScheduleID: delivery.notification.id)?.appID else { return false }
-        guard let change = delivery.notification.badge else { return true }
+    /// The `Badge=` of `appID`'s request changes that application's number, and the delivery carries the result.
+    func apply(to delivery: inout Delivery, of appID: String) {
+        guard let change = delivery.notification.badge else { return }
         let count = BadgeFile.apply(change, to: count(of: appID))
         counts[appID] = count
         delivery.badge = count
         changed.insert(appID)
-        return true
     }
 
     /// Stores and shows the numbers deliveries changed since the last call (once per fire).
