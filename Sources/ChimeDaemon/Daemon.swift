@@ -77,6 +77,7 @@ public final class Daemon: @unchecked Sendable {
             isShown: { rebuilder.configuration.presentation.badge })
         applications = ApplicationInterface(
             queue: queue, requests: requests, scheduler: scheduler, rebuilder: rebuilder, badges: appBadges,
+            registry: registry,
             clock: clock, environment: environment, log: log)
 
         // Each delivery: stripped to what chimed.conf's [Presentation] allows, and its Badge= applied; the badge

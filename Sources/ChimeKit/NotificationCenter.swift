@@ -97,6 +97,49 @@ public final class NotificationCenter: Sendable {
         }
     }
 
+    /// The application's notifications the desktop still shows, oldest first, with their content.
+    public func deliveredNotifications() async throws -> [DeliveredNotification] {
+        let appID = applicationID
+        return try await call("GetDelivered") {
+            try $0.append(appID)
+        } reply: { reader in
+            try reader.enterContainer("a", contents: "(sa{sv}x)")
+            var delivered: [DeliveredNotification] = []
+            while try reader.peekType() != nil {
+                try reader.enterContainer("r", contents: "sa{sv}x")
+                let identifier = try reader.readString()
+                let content = NotificationContent(entries: try reader.readDictionary())
+                let fire = try reader.readInt64()
+                try reader.exitContainer()
+                delivered.append(
+                    DeliveredNotification(
+                        identifier: identifier, fireDate: Date(epochMicroseconds: fire), content: content))
+            }
+            try reader.exitContainer()
+            return delivered
+        }
+    }
+
+    /// Closes the bubbles of the delivered notifications `identifiers`; unknown ones are ignored.
+    public func removeDeliveredNotifications(withIdentifiers identifiers: [String]) async throws {
+        let appID = applicationID
+        try await call("RemoveDelivered") { writer in
+            try writer.append(appID)
+            try writer.append(strings: identifiers)
+        } reply: { _ in
+            ()
+        }
+    }
+
+    public func removeAllDeliveredNotifications() async throws {
+        let appID = applicationID
+        try await call("RemoveAllDelivered") {
+            try $0.append(appID)
+        } reply: { _ in
+            ()
+        }
+    }
+
     /// Sets the application's badge: the number on its launcher entry (`application://APP_ID.desktop`).
     public func setBadgeCount(_ count: Int) async throws {
         let appID = applicationID
@@ -153,6 +196,40 @@ public final class NotificationCenter: Sendable {
             continuation.yield(DeliveredNotification(identifier: identifier, fireDate: Date(epochMicroseconds: fire)))
         }
         return stream
+    }
+
+    /// The user's answers to the application's notifications, from now on: `ActionInvoked` and `Dismissed`.
+    /// (An application chimed starts for an answer learns it from its activation instead.)
+    public func responses() async throws -> AsyncStream<NotificationResponse> {
+        let (stream, continuation) = AsyncStream.makeStream(of: NotificationResponse.self)
+        let appID = applicationID
+        let match = "type='signal',sender='\(Self.destination)',path='\(Self.path)',interface='\(Self.interface)',"
+        try await connection.addMatch(match + "member='ActionInvoked',arg0='\(appID)'") { reader in
+            guard (try? reader.readString()) == appID, let identifier = try? reader.readString(),
+                let action = try? reader.readString(), let info = try? Self.readInfo(&reader)
+            else { return }
+            continuation.yield(NotificationResponse(identifier: identifier, actionIdentifier: action, userInfo: info))
+        }
+        try await connection.addMatch(match + "member='Dismissed',arg0='\(appID)'") { reader in
+            guard (try? reader.readString()) == appID, let identifier = try? reader.readString() else { return }
+            continuation.yield(
+                NotificationResponse(
+                    identifier: identifier, actionIdentifier: NotificationResponse.dismissActionIdentifier))
+        }
+        return stream
+    }
+
+    /// An `a{ss}` in order.
+    private static func readInfo(_ reader: inout BusMessageReader) throws -> [(key: String, value: String)] {
+        var pairs: [(key: String, value: String)] = []
+        try reader.enterContainer("a", contents: "{ss}")
+        while try reader.peekType() != nil {
+            try reader.enterContainer("e", contents: "ss")
+            pairs.append((try reader.readString(), try reader.readString()))
+            try reader.exitContainer()
+        }
+        try reader.exitContainer()
+        return pairs
     }
 
     private func call<Reply: Sendable>(

@@ -25,15 +25,44 @@ public struct PendingNotificationRequest: Sendable, Equatable {
     }
 }
 
-/// A request chimed handed to its backends (the `Delivered` signal).
+/// A request chimed handed to its backends: as the `Delivered` signal tells it, or as the desktop still shows it
+/// (`deliveredNotifications()`, which carries the content too).
 public struct DeliveredNotification: Sendable, Equatable {
     public var identifier: String
     /// The occurrence's scheduled time.
     public var fireDate: Date
+    /// What is shown; `nil` from the `Delivered` signal, which does not carry it.
+    public var content: NotificationContent?
 
-    public init(identifier: String, fireDate: Date) {
+    public init(identifier: String, fireDate: Date, content: NotificationContent? = nil) {
         self.identifier = identifier
         self.fireDate = fireDate
+        self.content = content
+    }
+}
+
+/// The user's answer to a delivered notification, as `UNNotificationResponse`: an action chosen on its bubble
+/// (`ActionInvoked`), the bubble itself clicked, or the bubble closed (`Dismissed`).
+public struct NotificationResponse: Sendable, Equatable {
+    /// The action of a click on the bubble itself.
+    public static let defaultActionIdentifier = "default"
+    /// The bubble was closed without an action.
+    public static let dismissActionIdentifier = "org.chime.dismissed"
+
+    public var identifier: String
+    public var actionIdentifier: String
+    /// The request's `Info=` (empty for a dismissal).
+    public var userInfo: [(key: String, value: String)]
+
+    public init(identifier: String, actionIdentifier: String, userInfo: [(key: String, value: String)] = []) {
+        self.identifier = identifier
+        self.actionIdentifier = actionIdentifier
+        self.userInfo = userInfo
+    }
+
+    public static func == (a: NotificationResponse, b: NotificationResponse) -> Bool {
+        a.identifier == b.identifier && a.actionIdentifier == b.actionIdentifier
+            && a.userInfo.map(\.key) == b.userInfo.map(\.key) && a.userInfo.map(\.value) == b.userInfo.map(\.value)
     }
 }
 

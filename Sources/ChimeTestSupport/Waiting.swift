@@ -11,3 +11,14 @@ public func waitFor(_ condition: () -> Bool, timeout: TimeInterval) -> Bool {
     }
     return true
 }
+
+/// `waitFor` for a condition that asks over the bus: looks every 20 ms until it holds (an error counts as not yet),
+/// for at most `timeout` seconds of the monotonic clock.
+public func eventually(timeout: TimeInterval, _ condition: () async throws -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(timeout)
+    while (try? await condition()) != true {
+        if ContinuousClock.now > deadline { return false }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return true
+}

@@ -399,21 +399,86 @@ import Testing
                 (call["summary"] as? String).flatMap { summary in (call["id"] as? Int).map { (summary, $0) } }
             })
         try await ChimedDesktopTests.choose("open", on: try #require(bubbles["exam"]), bus: session.bus)
-        let control = try BusConnection(address: session.bus.address, label: "close")
-        defer { control.close() }
-        try await control.call(
-            destination: "org.freedesktop.Notifications", path: "/org/chime/Test", interface: "org.chime.Test.Control",
-            member: "EmitNotificationClosed",
-            arguments: { writer in
-                try writer.append(.uint32(UInt32(try #require(bubbles["quiz"]))))
-                try writer.append(.uint32(2))
-            }
-        ) { _ in }
+        try await ChimedDesktopTests.close(try #require(bubbles["quiz"]), reason: 2, bus: session.bus)
         #expect(waitFor({ answers.withLock { $0.count } >= 2 }, timeout: 10), "\(answers.withLock { $0 })")
         #expect(
             answers.withLock { $0 }.sorted() == [
                 "ActionInvoked \(Self.app) exam open room=4B", "Dismissed \(Self.app) quiz",
             ])
+    }
+
+    /// `GetDelivered` lists the bubbles the desktop still shows of the application's requests (what the user or
+    /// the server closed is gone); `RemoveDelivered` and `RemoveAllDelivered` close them on the server.
+    @Test func theDesktopsBubblesAreListedAndClosed() async throws {
+        let session = try Session()
+        defer { session.stop() }
+        let server = try DBusFixture(
+            "notification-server", bus: session.bus, directory: session.directory,
+            arguments: ["--capabilities=actions,body"])
+        defer { server.stop() }
+        let due = Self.now + 2
+        let content = { (title: String) -> [(key: String, value: BusValue)] in
+            [
+                ("Title", .string(title)), ("Body", .string("Room 4B")), ("Badge", .string("+1")),
+                ("Action", .strings(["open:Open"])), ("Info", .strings(["room=4B"])),
+                ("Deliver", .strings(["desktop"])),
+            ]
+        }
+        for id in ["exam", "quiz", "essay"] {
+            _ = try await session.add(id, content: content(id), trigger: [("At", .string(Self.stamp(due)))])
+        }
+        _ = try await session.add(
+            "other", app: "org.example.Other", content: content("other"), trigger: [("At", .string(Self.stamp(due)))])
+        let calls = ChimedDesktopTests.notifyCalls(server, 4)
+        try #require(calls.count == 4, "\(session.bus.output)")
+        let bubbles = Dictionary(
+            uniqueKeysWithValues: calls.compactMap { call in
+                (call["summary"] as? String).flatMap { summary in (call["id"] as? Int).map { (summary, $0) } }
+            })
+
+        let delivered = { (app: String) in
+            try await session.call("GetDelivered", arguments: { try $0.append(app) }) { reader in
+                try reader.enterContainer("a", contents: "(sa{sv}x)")
+                var result: [(id: String, content: [(key: String, value: BusValue)], fire: Int64)] = []
+                while try reader.peekType() != nil {
+                    try reader.enterContainer("r", contents: "sa{sv}x")
+                    result.append((try reader.readString(), try reader.readDictionary(), try reader.readInt64()))
+                    try reader.exitContainer()
+                }
+                try reader.exitContainer()
+                return result
+            }
+        }
+        let shown = try await delivered(Self.app)
+        #expect(Set(shown.map(\.id)) == ["exam", "quiz", "essay"])
+        #expect(shown.allSatisfy { $0.fire == due * 1_000_000 })
+        // The content is what was sent.
+        let exam = try #require(shown.first { $0.id == "exam" })
+        #expect(exam.content.map(\.key) == content("exam").map(\.key))
+        #expect(exam.content.map(\.value) == content("exam").map(\.value))
+        #expect(try await delivered("org.example.Other").map(\.id) == ["other"])
+
+        // The user closes one bubble: it is no longer listed.
+        let quizBubble = try #require(bubbles["quiz"])
+        try await ChimedDesktopTests.close(quizBubble, reason: 2, bus: session.bus)
+        #expect(await eventually(timeout: 10) { try await delivered(Self.app).count == 2 })
+        #expect(Set(try await delivered(Self.app).map(\.id)) == ["exam", "essay"])
+
+        // The application closes one, then the rest: the server is asked to close each; the other app's stays.
+        try await session.call(
+            "RemoveDelivered",
+            arguments: { writer in
+                try writer.append(Self.app)
+                try writer.append(strings: ["exam", "unknown"])
+            })
+        #expect(try await delivered(Self.app).map(\.id) == ["essay"])
+        try await session.call("RemoveAllDelivered", arguments: { try $0.append(Self.app) })
+        #expect(try await delivered(Self.app).isEmpty)
+        #expect(try await delivered("org.example.Other").map(\.id) == ["other"])
+        let closes = server.waitForRecords(timeout: .seconds(10)) { records in
+            records.filter { $0["method"] as? String == "CloseNotification" }.count >= 2
+        }.filter { $0["method"] as? String == "CloseNotification" }.compactMap { $0["id"] as? Int }
+        #expect(Set(closes) == [try #require(bubbles["exam"]), try #require(bubbles["essay"])])
     }
 
     /// The seeds' flow end to end, with examples/exam-reminders.py (a GApplication in Python): it schedules the

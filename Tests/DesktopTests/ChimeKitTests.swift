@@ -69,4 +69,53 @@ import Testing
         try await center.setBadgeCount(0)
         #expect(try await center.badgeCount() == 0)
     }
+
+    /// What the desktop still shows, closed from the application, and the user's answers as an async sequence.
+    @Test func anApplicationSeesItsBubblesAndTheUsersAnswers() async throws {
+        let session = try ApplicationInterfaceTests.Session(configuration: "[Daemon]\nDeliver=desktop\n")
+        defer { session.stop() }
+        let server = try DBusFixture(
+            "notification-server", bus: session.bus, directory: session.directory,
+            arguments: ["--capabilities=actions,body"])
+        defer { server.stop() }
+        let center = try NotificationCenter(applicationID: "org.example.Reminders", busAddress: session.bus.address)
+        let responses = try await center.responses()
+
+        let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 2).rounded(.up))
+        let exam = NotificationContent(
+            title: "Exam", body: "Room 4B", actions: [(key: "open", label: "Open")],
+            userInfo: [(key: "room", value: "4B")])
+        try await center.add(NotificationRequest(identifier: "exam", content: exam, trigger: .date(due)))
+        try await center.add(
+            NotificationRequest(identifier: "quiz", content: NotificationContent(title: "Quiz"), trigger: .date(due)))
+        let calls = ChimedDesktopTests.notifyCalls(server, 2)
+        try #require(calls.count == 2, "\(session.bus.output)")
+        let bubbles = Dictionary(
+            uniqueKeysWithValues: calls.compactMap { call in
+                (call["summary"] as? String).flatMap { summary in (call["id"] as? Int).map { (summary, $0) } }
+            })
+
+        let shown = try await center.deliveredNotifications().sorted { $0.identifier < $1.identifier }
+        #expect(
+            shown == [
+                DeliveredNotification(identifier: "exam", fireDate: due, content: exam),
+                DeliveredNotification(identifier: "quiz", fireDate: due, content: NotificationContent(title: "Quiz")),
+            ])
+
+        // The user chooses an action on one bubble and closes the other.
+        try await ChimedDesktopTests.choose("open", on: try #require(bubbles["Exam"]), bus: session.bus)
+        var answers = responses.makeAsyncIterator()
+        #expect(
+            await answers.next()
+                == NotificationResponse(identifier: "exam", actionIdentifier: "open", userInfo: [("room", "4B")]))
+        try await ChimedDesktopTests.close(try #require(bubbles["Quiz"]), reason: 2, bus: session.bus)
+        #expect(
+            await answers.next()
+                == NotificationResponse(
+                    identifier: "quiz", actionIdentifier: NotificationResponse.dismissActionIdentifier))
+        #expect(try await center.deliveredNotifications().map(\.identifier) == ["exam"])
+
+        try await center.removeAllDeliveredNotifications()
+        #expect(try await center.deliveredNotifications().isEmpty)
+    }
 }

@@ -40,6 +40,20 @@ struct ChimedDesktopTests {
         }.filter { $0["method"] as? String == "Notify" }
     }
 
+    /// Has the recording server close `bubble` and emit `NotificationClosed` with `reason` (2: the user closed it).
+    static func close(_ bubble: Int, reason: UInt32, bus: PrivateSessionBus) async throws {
+        let control = try BusConnection(address: bus.address, label: "chime.test.control")
+        defer { control.close() }
+        try await control.call(
+            destination: "org.freedesktop.Notifications", path: "/org/chime/Test", interface: "org.chime.Test.Control",
+            member: "EmitNotificationClosed",
+            arguments: { writer in
+                try writer.append(.uint32(UInt32(bubble)))
+                try writer.append(.uint32(reason))
+            }
+        ) { _ in }
+    }
+
     /// Has the recording server emit `ActionInvoked` for `bubble`, as a user choosing `key` would.
     static func choose(_ key: String, on bubble: Int, bus: PrivateSessionBus) async throws {
         let control = try BusConnection(address: bus.address, label: "chime.test.control")

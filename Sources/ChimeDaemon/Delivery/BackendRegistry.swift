@@ -48,6 +48,11 @@ public final class BackendRegistry: @unchecked Sendable {
         return result
     }
 
+    /// The backends built for the current configuration that keep their deliveries in view (the desktop's).
+    public var showing: [any ShowingBackend] {
+        built.values.compactMap { $0.backend as? any ShowingBackend }
+    }
+
     private func make<Settings>(
         _ name: String, _ type: String, _ settings: Settings,
         _ factory: (@Sendable (Settings, BackendContext) -> any DeliveryBackend)?

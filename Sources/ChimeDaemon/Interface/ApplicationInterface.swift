@@ -27,6 +27,7 @@ final class ApplicationInterface: @unchecked Sendable {
     private let scheduler: Scheduler
     private let rebuilder: ScheduleRebuilder
     private let badges: ApplicationBadges
+    private let registry: BackendRegistry
     private let clock: any WallClock
     private let environment: [String: String]
     private let log: any EventLog
@@ -35,9 +36,11 @@ final class ApplicationInterface: @unchecked Sendable {
 
     init(
         queue: DispatchQueue, requests: ApplicationRequests, scheduler: Scheduler, rebuilder: ScheduleRebuilder,
-        badges: ApplicationBadges, clock: any WallClock, environment: [String: String], log: any EventLog
+        badges: ApplicationBadges, registry: BackendRegistry, clock: any WallClock, environment: [String: String],
+        log: any EventLog
     ) {
         self.badges = badges
+        self.registry = registry
         self.queue = queue
         self.requests = requests
         self.scheduler = scheduler
@@ -163,6 +166,15 @@ final class ApplicationInterface: @unchecked Sendable {
             case (Self.interface, "RemoveAllPending") where call.signature == "s":
                 let appID = try call.read { try $0.readString() }
                 queue.async { self.remove(call, appID: appID, ids: nil) }
+            case (Self.interface, "GetDelivered") where call.signature == "s":
+                let appID = try call.read { try $0.readString() }
+                queue.async { self.getDelivered(call, appID: appID) }
+            case (Self.interface, "RemoveDelivered") where call.signature == "sas":
+                let (appID, ids) = try call.read { reader in (try reader.readString(), try reader.readStrings()) }
+                queue.async { self.removeDelivered(call, appID: appID, ids: ids) }
+            case (Self.interface, "RemoveAllDelivered") where call.signature == "s":
+                let appID = try call.read { try $0.readString() }
+                queue.async { self.removeDelivered(call, appID: appID, ids: nil) }
             case (Self.interface, "SetBadge") where call.signature == "su":
                 let (appID, count) = try call.read { reader in (try reader.readString(), try reader.readUInt32()) }
                 queue.async { self.setBadge(call, appID: appID, count: count) }
@@ -187,8 +199,9 @@ final class ApplicationInterface: @unchecked Sendable {
     }
 
     static let signatures = [
-        "Add": "ssa{sv}a{sv}", "GetPending": "s", "RemovePending": "sas", "RemoveAllPending": "s", "SetBadge": "su",
-        "GetBadge": "s", "GetSettings": "s",
+        "Add": "ssa{sv}a{sv}", "GetPending": "s", "RemovePending": "sas", "RemoveAllPending": "s",
+        "GetDelivered": "s", "RemoveDelivered": "sas", "RemoveAllDelivered": "s", "SetBadge": "su", "GetBadge": "s",
+        "GetSettings": "s",
     ]
 
     private func add(
@@ -260,6 +273,56 @@ final class ApplicationInterface: @unchecked Sendable {
                 try writer.closeContainer()
             }
             try writer.closeContainer()
+        }
+    }
+
+    /// The application's notifications a backend still shows (the desktop's bubbles), oldest first: id, content
+    /// and the occurrence's time.
+    private func getDelivered(_ call: BusMethodCall, appID: String) {
+        guard Self.accepts(appID, answering: call) else { return }
+        let prefix = ApplicationRequests.scheduleID(appID: appID, id: "")
+        let backends = registry.showing
+        Task {
+            var shown: [Delivery] = []
+            for backend in backends { shown += await backend.shown() }
+            let delivered = shown.filter { $0.notification.id.hasPrefix(prefix) }.map { delivery in
+                (
+                    id: String(delivery.notification.id.dropFirst(prefix.count)),
+                    content: BusRequestEntries.content(of: delivery.notification),
+                    fire: delivery.fireTime.epochMicroseconds
+                )
+            }
+            call.reply { writer in
+                try writer.openContainer("a", contents: "(sa{sv}x)")
+                for notification in delivered {
+                    try writer.openContainer("r", contents: "sa{sv}x")
+                    try writer.append(notification.id)
+                    try writer.append(dictionary: notification.content)
+                    try writer.append(.int64(notification.fire))
+                    try writer.closeContainer()
+                }
+                try writer.closeContainer()
+            }
+        }
+    }
+
+    /// Closes the bubbles of the application's notifications `ids` (all of them for `nil`); answers once they are
+    /// closed.
+    private func removeDelivered(_ call: BusMethodCall, appID: String, ids: [String]?) {
+        guard Self.accepts(appID, answering: call) else { return }
+        let prefix = ApplicationRequests.scheduleID(appID: appID, id: "")
+        let backends = registry.showing
+        Task {
+            for backend in backends {
+                let closing =
+                    if let ids {
+                        Set(ids.map { prefix + $0 })
+                    } else {
+                        Set(await backend.shown().map(\.notification.id).filter { $0.hasPrefix(prefix) })
+                    }
+                await backend.close(notifications: closing)
+            }
+            call.reply()
         }
     }
 
@@ -337,6 +400,19 @@ final class ApplicationInterface: @unchecked Sendable {
               <arg name="ids" type="as" direction="in"/>
             </method>
             <method name="RemoveAllPending">
+              <arg name="app_id" type="s" direction="in"/>
+            </method>
+            <!-- APP_ID's notifications the desktop still shows: id, content, the occurrence's time. -->
+            <method name="GetDelivered">
+              <arg name="app_id" type="s" direction="in"/>
+              <arg name="notifications" type="a(sa{sv}x)" direction="out"/>
+            </method>
+            <!-- Closes the bubbles of IDS (unknown ids are ignored). -->
+            <method name="RemoveDelivered">
+              <arg name="app_id" type="s" direction="in"/>
+              <arg name="ids" type="as" direction="in"/>
+            </method>
+            <method name="RemoveAllDelivered">
               <arg name="app_id" type="s" direction="in"/>
             </method>
             <!-- The application's badge: the number on its launcher entry (application://APP_ID.desktop). -->

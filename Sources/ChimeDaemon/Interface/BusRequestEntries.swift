@@ -18,6 +18,33 @@ public enum BusRequestEntries {
         return of(UnitFile(parsing: data, path: path))
     }
 
+    /// The `[Notification]` keys of a loaded notification, as `content` (a delivered request's, for
+    /// `GetDelivered`): each key that differs from its default, written as in a file.
+    public static func content(of notification: ScheduledNotification) -> Entries {
+        var result: Entries = [("Title", .string(notification.title))]
+        func add(_ key: String, _ value: String?) {
+            if let value { result.append((key, .string(value))) }
+        }
+        add("Body", notification.body.isEmpty ? nil : notification.body)
+        add("Urgency", notification.urgency == .normal ? nil : notification.urgency.rawValue)
+        add("Icon", notification.icon)
+        add("Category", notification.category)
+        add("Sound", notification.sound)
+        add("Badge", notification.badge?.description)
+        if notification.snooze != .seconds(600) {
+            let microseconds = notification.snooze.wholeMicroseconds
+            add("SnoozeSec", microseconds % 1_000_000 == 0 ? "\(microseconds / 1_000_000)s" : "\(microseconds)us")
+        }
+        if !notification.actions.isEmpty {
+            result.append(("Action", .strings(notification.actions.map { "\($0.key):\($0.label)" })))
+        }
+        if !notification.info.isEmpty {
+            result.append(("Info", .strings(notification.info.map { "\($0.key)=\($0.value)" })))
+        }
+        if !notification.backends.isEmpty { result.append(("Deliver", .strings(notification.backends))) }
+        return result
+    }
+
     private static func entries(of unit: UnitFile, in section: String) -> Entries {
         let repeatable = Set(NotificationLoader.repeatableKeys.first { $0.section == section }?.keys ?? [])
         var result: Entries = []

@@ -13,7 +13,7 @@ import Glibc
 /// Without a session bus or a notification server a delivery throws `BackendUnavailable` (new only for the first
 /// failure after a success) and is kept, up to `pendingLimit`; when a server takes the name
 /// `org.freedesktop.Notifications`, the kept ones are delivered to it and each is logged as delivered.
-public actor DesktopBackend: DeliveryBackend {
+public actor DesktopBackend: ShowingBackend {
     public nonisolated let name: String
     public nonisolated let fallback: String?
     private let settings: DesktopSettings
@@ -96,6 +96,21 @@ public actor DesktopBackend: DeliveryBackend {
 
     /// How many deliveries wait for a notification server.
     var pendingCount: Int { pending.count }
+
+    /// The bubbles the server still shows: put up and not yet closed (`NotificationClosed`).
+    public func shown() async -> [Delivery] { bubbles.shown }
+
+    /// Closes the bubbles of `ids`. They are forgotten (and logged as closed by chimed) at once, so that a list
+    /// right after no longer holds them; the server's `NotificationClosed` for them then finds nothing.
+    public func close(notifications ids: Set<String>) async {
+        let closing = bubbles.serverIDs { ids.contains($0.notification.id) }
+        guard !closing.isEmpty, let bus = try? await connection() else { return }
+        for serverID in closing {
+            guard let delivery = bubbles.remove(serverID) else { continue }
+            _ = try? await call(bus, "CloseNotification", arguments: { try $0.append(.uint32(serverID)) }) { _ in }
+            context.responder.closed(delivery, reason: 3, backend: name)
+        }
+    }
 
     /// Puts up the bubble for `delivery`.
     /// - Throws: `Unreachable` when there is no bus or no server; other errors as they come.
@@ -344,6 +359,14 @@ struct BubbleMap {
     func serverID(of notificationID: String) -> UInt32 { latest[notificationID] ?? 0 }
 
     func delivery(of serverID: UInt32) -> Delivery? { deliveries[serverID] }
+
+    /// The deliveries on screen, oldest bubble first.
+    var shown: [Delivery] { order.compactMap { deliveries[$0] } }
+
+    /// The server ids of the bubbles whose delivery matches, oldest first.
+    func serverIDs(where matches: (Delivery) -> Bool) -> [UInt32] {
+        order.filter { deliveries[$0].map(matches) ?? false }
+    }
 
     var count: Int { deliveries.count }
 
