@@ -21,6 +21,9 @@ SYSTEMDDIR = $(PREFIX)/lib/systemd
 SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 DOCDIR = $(PREFIX)/share/doc/chime
 DBUSDIR = $(PREFIX)/share/dbus-1
+# The system bus and polkit read their files from /usr/share whatever the prefix.
+DBUS_SYSTEM_POLICYDIR ?= /usr/share/dbus-1/system.d
+POLKIT_ACTIONDIR ?= /usr/share/polkit-1/actions
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 # Release binaries carry the Swift runtime and Foundation inside: they start in half the time (no dozen shared
@@ -37,8 +40,9 @@ BENCH_PACKAGES = cron
 # dbus-daemon, python3-dbus, python3-gi: a private session bus and the recording notification server (Tests/Fixtures).
 # dbus-user-session: the session bus (dbus.socket) of the user manager in the end-to-end test's container.
 # dunst, xvfb, imagemagick, tesseract-ocr: a real notification daemon on a virtual display, photographed and read back.
+# bubblewrap: a caller in a Flatpak-like sandbox; polkitd: the system bus's authorisation in the end-to-end test.
 TEST_PACKAGES = systemd systemd-container tzdata python3 openssl dbus-daemon dbus-user-session python3-dbus python3-gi \
-	dunst xvfb imagemagick tesseract-ocr
+	dunst xvfb imagemagick tesseract-ocr bubblewrap polkitd
 # tzdata: the fuzz targets read times in real zones.
 FUZZ_PACKAGES = tzdata
 
@@ -198,6 +202,9 @@ install-systemd:
 		>$(DESTDIR)$(DBUSDIR)/services/org.chime.Notifications1.service
 	chmod 0644 $(DESTDIR)$(DBUSDIR)/services/org.chime.Notifications1.service
 	install -m 0644 dbus/org.chime.Notifications1.xml $(DESTDIR)$(DBUSDIR)/interfaces/org.chime.Notifications1.xml
+	install -d $(DESTDIR)$(DBUS_SYSTEM_POLICYDIR) $(DESTDIR)$(POLKIT_ACTIONDIR)
+	install -m 0644 dbus/org.chime.Notifications1.conf $(DESTDIR)$(DBUS_SYSTEM_POLICYDIR)/org.chime.Notifications1.conf
+	install -m 0644 dbus/org.chime.Notifications1.policy $(DESTDIR)$(POLKIT_ACTIONDIR)/org.chime.Notifications1.policy
 	@if [ -z "$(DESTDIR)" ] && command -v journalctl >/dev/null; then journalctl --update-catalog; fi
 	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then \
 		systemd-sysusers $(SYSUSERSDIR)/chime.conf; fi
@@ -215,7 +222,9 @@ uninstall-systemd:
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/system/chimed.service $(DESTDIR)$(SYSTEMDDIR)/user/chimed.service
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/catalog/chime.catalog $(DESTDIR)$(SYSUSERSDIR)/chime.conf
 	rm -f $(DESTDIR)$(DBUSDIR)/services/org.chime.Notifications1.service \
-		$(DESTDIR)$(DBUSDIR)/interfaces/org.chime.Notifications1.xml
+		$(DESTDIR)$(DBUSDIR)/interfaces/org.chime.Notifications1.xml \
+		$(DESTDIR)$(DBUS_SYSTEM_POLICYDIR)/org.chime.Notifications1.conf \
+		$(DESTDIR)$(POLKIT_ACTIONDIR)/org.chime.Notifications1.policy
 	@if [ -z "$(DESTDIR)" ] && command -v journalctl >/dev/null; then journalctl --update-catalog; fi
 
 clean:

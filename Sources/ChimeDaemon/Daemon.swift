@@ -122,23 +122,26 @@ public final class Daemon: @unchecked Sendable {
         dispatchMain()
     }
 
-    /// The user instance serves applications on the session bus (`ApplicationInterface`) when there is one: the
-    /// bus that started it (`DBUS_STARTER_ADDRESS`, bus activation), else the session's.
+    /// Serves applications (`ApplicationInterface`): the user instance on the session bus when there is one (the
+    /// bus that started it, `DBUS_STARTER_ADDRESS`, else the session's), the system instance on the system bus.
     private func serveApplications() {
-        guard options.instance == .user,
-            let address = environment["DBUS_STARTER_ADDRESS"]
-                ?? BusConnection.sessionBusAddress(environment: environment)
-        else { return }
+        let isSystemBus = options.instance == .system
+        let address =
+            isSystemBus
+            ? BusConnection.systemBusAddress(environment: environment)
+            : environment["DBUS_STARTER_ADDRESS"] ?? BusConnection.sessionBusAddress(environment: environment)
+        guard let address else { return }
         let applications = self.applications
         let log = self.log
         Task {
             do {
-                try await applications.start(address: address)
+                try await applications.start(address: address, isSystemBus: isSystemBus)
             } catch {
                 log.record(
                     DaemonEvent(
-                        .systemError, "Cannot serve applications on the session bus \(address) (\(error)), ignoring",
-                        priority: .warning))
+                        .systemError,
+                        "Cannot serve applications on the \(isSystemBus ? "system" : "session") bus \(address) "
+                            + "(\(error)), ignoring", priority: .warning))
             }
         }
     }

@@ -33,6 +33,16 @@ public final class BusConnection: @unchecked Sendable {
         return "unix:path=" + runtime + "/bus"
     }
 
+    /// The address of the system bus: `DBUS_SYSTEM_BUS_ADDRESS`, else the well-known socket (as
+    /// `sd_bus_open_system` does) when it exists; `nil` on a machine without a system bus.
+    public static func systemBusAddress(environment: [String: String]) -> String? {
+        if let address = environment["DBUS_SYSTEM_BUS_ADDRESS"], !address.isEmpty { return address }
+        var status = stat()
+        let socket = "/run/dbus/system_bus_socket"
+        guard stat(socket, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return nil }
+        return "unix:path=" + socket
+    }
+
     /// Connects to the bus at `address` as a bus client (`sd_bus_new`, `sd_bus_set_address`,
     /// `sd_bus_set_bus_client`, `sd_bus_start`).
     ///

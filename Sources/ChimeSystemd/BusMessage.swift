@@ -141,6 +141,7 @@ public struct BusMessageReader {
     public mutating func readUInt32() throws(SystemdError) -> UInt32 { try readBasic("u", UInt32(0)) }
     public mutating func readInt64() throws(SystemdError) -> Int64 { try readBasic("x", Int64(0)) }
     public mutating func readInt32() throws(SystemdError) -> Int32 { try readBasic("i", Int32(0)) }
+    public mutating func readBoolean() throws(SystemdError) -> Bool { try readBasic("b", Int32(0)) != 0 }
 
     /// Reads an array of strings (`as`).
     public mutating func readStrings() throws(SystemdError) -> [String] {

@@ -15,6 +15,8 @@ public final class BusMethodCall: @unchecked Sendable {
     public let member: String
     /// The signature of the arguments (`ssa{sv}a{sv}`).
     public let signature: String
+    /// Whether the caller lets the service ask the user to authenticate (`ALLOW_INTERACTIVE_AUTHORIZATION`).
+    public let allowsInteractiveAuthorization: Bool
     // Touched only on the bus queue, except in `deinit` (when nobody else holds the call).
     private let message: OpaquePointer
     private let send: @Sendable (@escaping @Sendable () -> Void) -> Void
@@ -28,6 +30,7 @@ public final class BusMethodCall: @unchecked Sendable {
         interface = sd_bus_message_get_interface(message).map { String(cString: $0) } ?? ""
         member = sd_bus_message_get_member(message).map { String(cString: $0) } ?? ""
         signature = sd_bus_message_get_signature(message, 1).map { String(cString: $0) } ?? ""
+        allowsInteractiveAuthorization = sd_bus_message_get_allow_interactive_authorization(message) > 0
     }
 
     deinit {

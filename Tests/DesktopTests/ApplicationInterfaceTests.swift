@@ -518,6 +518,47 @@ import Testing
         #expect(try await badge() == 0)
     }
 
+    /// A Flatpak app (here a caller in a bubblewrap sandbox with the `/.flatpak-info` Flatpak gives every app) may
+    /// only use its own app_id; the same call from outside a sandbox may use any.
+    @Test func aSandboxedApplicationMayOnlyUseItsOwnID() async throws {
+        guard let bwrap = ["/usr/bin/bwrap"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            try Test.cancel("Skipped: needs bwrap (bubblewrap)")
+        }
+        let session = try Session()
+        defer { session.stop() }
+        try session.directory.write(
+            "flatpak-info", "[Application]\nname=org.example.Sandboxed\nruntime=runtime/org.example.Platform\n")
+        let tomorrow = "@\(Self.now + 86_400)"
+        /// `busctl call … Add APP_ID ID` from inside the sandbox, with the bus socket bound in.
+        func addFromSandbox(_ app: String, _ id: String) throws -> ProcessRunner.Output {
+            try ProcessRunner.run(
+                bwrap,
+                [
+                    "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+                    "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
+                    "--bind", session.directory.path, session.directory.path,
+                    "--ro-bind", session.directory.path + "/flatpak-info", "/.flatpak-info", "--",
+                    "/usr/bin/busctl", "--address=\(session.bus.address)", "call", "org.chime.Notifications1",
+                    "/org/chime/Notifications1", "org.chime.Notifications1", "Add", "ssa{sv}a{sv}", app, id,
+                    "1", "Title", "s", id, "1", "At", "s", tomorrow,
+                ])
+        }
+        let own = try addFromSandbox("org.example.Sandboxed", "mine")
+        #expect(own.status == 0, "\(own.standardError)")
+        #expect(own.standardOutput.hasPrefix("x "), "\(own.standardOutput)")
+        let other = try addFromSandbox(Self.app, "theirs")
+        #expect(other.status != 0)
+        #expect(
+            other.standardError.contains(
+                "The caller runs sandboxed as org.example.Sandboxed and may only use its own app_id, not \(Self.app)."),
+            "\(other.standardError)")
+        // Refused means unchanged; outside the sandbox any app_id is the user's own.
+        #expect(try await session.pending().isEmpty)
+        #expect(try await session.pending(app: "org.example.Sandboxed").map(\.id) == ["mine"])
+        _ = try await session.add("theirs", content: [("Title", .string("t"))], trigger: [("At", .string(tomorrow))])
+        #expect(try await session.pending().map(\.id) == ["theirs"])
+    }
+
     @Test func anApplicationHasAQuotaAndARequestASizeLimit() async throws {
         let session = try Session(configuration: "[Daemon]\nDeliver=stdout\nMaxRequestsPerApp=2\n")
         defer { session.stop() }

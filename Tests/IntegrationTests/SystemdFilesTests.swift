@@ -147,6 +147,7 @@ import Testing
         defer { root.remove() }
         let installed = try FileManager.default.subpathsOfDirectory(atPath: root.path).filter {
             $0.hasSuffix(".service") || $0.hasSuffix(".catalog") || $0.hasSuffix(".conf") || $0.hasSuffix(".xml")
+                || $0.hasSuffix(".policy")
         }
         #expect(
             installed.sorted() == [
@@ -154,6 +155,8 @@ import Testing
                 "usr/lib/systemd/user/chimed.service", "usr/lib/sysusers.d/chime.conf",
                 "usr/share/dbus-1/interfaces/org.chime.Notifications1.xml",
                 "usr/share/dbus-1/services/org.chime.Notifications1.service",
+                "usr/share/dbus-1/system.d/org.chime.Notifications1.conf",
+                "usr/share/polkit-1/actions/org.chime.Notifications1.policy",
             ])
         let make = try ProcessRunner.run(
             "/usr/bin/env",
@@ -164,7 +167,10 @@ import Testing
         #expect(make.status == 0)
         let left = try FileManager.default.subpathsOfDirectory(atPath: root.path).filter { !$0.hasSuffix("/") }
         #expect(
-            left.allSatisfy { !$0.hasSuffix(".service") && !$0.hasSuffix(".catalog") && !$0.hasSuffix(".conf") },
+            left.allSatisfy {
+                !$0.hasSuffix(".service") && !$0.hasSuffix(".catalog") && !$0.hasSuffix(".conf")
+                    && !$0.hasSuffix(".policy")
+            },
             "left: \(left)")
     }
 }

@@ -33,6 +33,9 @@ final class ApplicationInterface: @unchecked Sendable {
     private let log: any EventLog
     /// Kept open for the life of the daemon.
     private var connection: BusConnection?
+    // Set by `start` before the object is exported, read on the bus queue.
+    private var authorization: CallerAuthorization?
+    private var callers: CallerIdentities?
 
     init(
         queue: DispatchQueue, requests: ApplicationRequests, scheduler: Scheduler, rebuilder: ScheduleRebuilder,
@@ -52,8 +55,12 @@ final class ApplicationInterface: @unchecked Sendable {
 
     /// Connects to the bus at `address`, exports the object, then takes the name: a call that the name's owner
     /// receives always finds the object.
-    func start(address: String) async throws {
+    /// - Parameter isSystemBus: the system instance on the system bus, where polkit decides who may do what.
+    func start(address: String, isSystemBus: Bool) async throws {
         let connection = try BusConnection(address: address, label: "chimed.interface")
+        authorization = CallerAuthorization(
+            bus: isSystemBus ? .system(PolkitAuthority(connection: connection)) : .session, ownUID: geteuid())
+        callers = CallerIdentities(connection: connection, readsSandboxes: !isSystemBus)
         try await connection.exportObject(path: Self.path) { [weak self] call in self?.received(call) }
         guard try await connection.requestName(Self.name) else {
             connection.close()
@@ -143,58 +150,93 @@ final class ApplicationInterface: @unchecked Sendable {
         }
     }
 
-    /// On the bus queue: reads the arguments, then does the work on the scheduler's queue.
+    /// On the bus queue: reads the arguments and finds out who calls (`CallerIdentities`), then, if the caller may
+    /// (`CallerAuthorization`), does the work on the scheduler's queue.
     private func received(_ call: BusMethodCall) {
+        let appID: String
+        let access: CallerAuthorization.Access
+        let work: @Sendable () -> Void
         do {
             switch (call.interface, call.member) {
             case ("org.freedesktop.DBus.Introspectable", "Introspect"):
                 call.reply { try $0.append(Self.introspection) }
+                return
             case (Self.interface, "Add") where call.signature == "ssa{sv}a{sv}":
-                let (appID, id, content, trigger) = try call.read { reader in
+                let (app, id, content, trigger) = try call.read { reader in
                     (
                         try reader.readString(), try reader.readString(), try reader.readDictionary(),
                         try reader.readDictionary()
                     )
                 }
-                queue.async { self.add(call, appID: appID, id: id, content: content, trigger: trigger) }
+                (appID, access) = (app, .manage)
+                work = { self.add(call, appID: app, id: id, content: content, trigger: trigger) }
             case (Self.interface, "GetPending") where call.signature == "s":
-                let appID = try call.read { try $0.readString() }
-                queue.async { self.getPending(call, appID: appID) }
+                (appID, access) = (try call.read { try $0.readString() }, .read)
+                work = { self.getPending(call, appID: appID) }
             case (Self.interface, "RemovePending") where call.signature == "sas":
-                let (appID, ids) = try call.read { reader in (try reader.readString(), try reader.readStrings()) }
-                queue.async { self.remove(call, appID: appID, ids: ids) }
+                let (app, ids) = try call.read { reader in (try reader.readString(), try reader.readStrings()) }
+                (appID, access) = (app, .manage)
+                work = { self.remove(call, appID: app, ids: ids) }
             case (Self.interface, "RemoveAllPending") where call.signature == "s":
-                let appID = try call.read { try $0.readString() }
-                queue.async { self.remove(call, appID: appID, ids: nil) }
+                (appID, access) = (try call.read { try $0.readString() }, .manage)
+                work = { self.remove(call, appID: appID, ids: nil) }
             case (Self.interface, "GetDelivered") where call.signature == "s":
-                let appID = try call.read { try $0.readString() }
-                queue.async { self.getDelivered(call, appID: appID) }
+                (appID, access) = (try call.read { try $0.readString() }, .read)
+                work = { self.getDelivered(call, appID: appID) }
             case (Self.interface, "RemoveDelivered") where call.signature == "sas":
-                let (appID, ids) = try call.read { reader in (try reader.readString(), try reader.readStrings()) }
-                queue.async { self.removeDelivered(call, appID: appID, ids: ids) }
+                let (app, ids) = try call.read { reader in (try reader.readString(), try reader.readStrings()) }
+                (appID, access) = (app, .manage)
+                work = { self.removeDelivered(call, appID: app, ids: ids) }
             case (Self.interface, "RemoveAllDelivered") where call.signature == "s":
-                let appID = try call.read { try $0.readString() }
-                queue.async { self.removeDelivered(call, appID: appID, ids: nil) }
+                (appID, access) = (try call.read { try $0.readString() }, .manage)
+                work = { self.removeDelivered(call, appID: appID, ids: nil) }
             case (Self.interface, "SetBadge") where call.signature == "su":
-                let (appID, count) = try call.read { reader in (try reader.readString(), try reader.readUInt32()) }
-                queue.async { self.setBadge(call, appID: appID, count: count) }
+                let (app, count) = try call.read { reader in (try reader.readString(), try reader.readUInt32()) }
+                (appID, access) = (app, .manage)
+                work = { self.setBadge(call, appID: app, count: count) }
             case (Self.interface, "GetSettings") where call.signature == "s":
-                let appID = try call.read { try $0.readString() }
-                queue.async { self.getSettings(call, appID: appID) }
+                (appID, access) = (try call.read { try $0.readString() }, .read)
+                work = { self.getSettings(call, appID: appID) }
             case (Self.interface, "GetBadge") where call.signature == "s":
-                let appID = try call.read { try $0.readString() }
-                queue.async { self.getBadge(call, appID: appID) }
+                (appID, access) = (try call.read { try $0.readString() }, .read)
+                work = { self.getBadge(call, appID: appID) }
             case (Self.interface, let member) where Self.signatures[member] != nil:
                 call.reply(
                     error: "org.freedesktop.DBus.Error.InvalidArgs",
                     "\(call.member) takes (\(Self.signatures[call.member] ?? "")), not (\(call.signature))")
+                return
             default:
                 call.reply(
                     error: "org.freedesktop.DBus.Error.UnknownMethod",
                     "No method \(call.member) in interface \(call.interface) at \(call.path)")
+                return
             }
         } catch {
             call.reply(error: "org.freedesktop.DBus.Error.InvalidArgs", "\(error)")
+            return
+        }
+        guard let authorization, let callers else { return }
+        let queue = self.queue
+        callers.with(call.sender) { result in
+            switch result.map({ authorization.verdict(of: $0, appID: appID) }) {
+            case .failure(let error):
+                call.reply(error: Failure.accessDenied.name, "Cannot tell who calls (\(error)); refused.")
+            case .success(.refused(let reason)):
+                call.reply(error: Failure.accessDenied.name, reason)
+            case .success(.allowed):
+                queue.async(execute: work)
+            case .success(.askPolkit):
+                Task {
+                    if let refusal = await authorization.refusal(
+                        asking: call.sender, appID: appID, access: access,
+                        interactive: call.allowsInteractiveAuthorization)
+                    {
+                        call.reply(error: Failure.accessDenied.name, refusal)
+                    } else {
+                        queue.async(execute: work)
+                    }
+                }
+            }
         }
     }
 
