@@ -177,9 +177,11 @@ public final class NotificationCenter: Sendable {
         }
         var backends: [String] = []
         if case .strings(let names) = entries.first(where: { $0.key == "backends" })?.value { backends = names }
+        var desktop: String?
+        if case .string(let server) = entries.first(where: { $0.key == "desktop" })?.value { desktop = server }
         return NotificationSettings(
             alertsAllowed: flag("alert"), soundsAllowed: flag("sound"), badgesAllowed: flag("badge"),
-            backends: backends)
+            backends: backends, desktopServer: desktop)
     }
 
     /// The application's requests as chimed hands them to their backends, from now on: the `Delivered` signal.

@@ -73,12 +73,18 @@ public struct NotificationSettings: Sendable, Equatable {
     public var badgesAllowed: Bool
     /// Where a request without `Deliver=` goes (`desktop`, `journal`...).
     public var backends: [String]
+    /// The desktop's notification server, its version and capabilities ("dunst 1.9.0 (knopwob); capabilities:
+    /// actions, body"), or why there is none; `nil` when chimed has no desktop backend.
+    public var desktopServer: String?
 
-    public init(alertsAllowed: Bool, soundsAllowed: Bool, badgesAllowed: Bool, backends: [String]) {
+    public init(
+        alertsAllowed: Bool, soundsAllowed: Bool, badgesAllowed: Bool, backends: [String], desktopServer: String? = nil
+    ) {
         self.alertsAllowed = alertsAllowed
         self.soundsAllowed = soundsAllowed
         self.badgesAllowed = badgesAllowed
         self.backends = backends
+        self.desktopServer = desktopServer
     }
 }
 

@@ -59,11 +59,16 @@ import Testing
         #expect(delivered == DeliveredNotification(identifier: "exam", fireDate: due))
         try await center.removeAllPendingNotificationRequests()
         #expect(try await center.pendingNotificationRequests().isEmpty)
-        // The user's chimed.conf: everything allowed, to stdout.
+        // The user's chimed.conf: everything allowed, to stdout; no notification server on this bus.
+        let settings = try await center.notificationSettings()
         #expect(
-            try await center.notificationSettings()
+            settings
                 == NotificationSettings(
-                    alertsAllowed: true, soundsAllowed: true, badgesAllowed: true, backends: ["stdout"]))
+                    alertsAllowed: true, soundsAllowed: true, badgesAllowed: true, backends: ["stdout"],
+                    desktopServer: settings.desktopServer))
+        #expect(
+            settings.desktopServer?.hasPrefix("no notification server on the session bus") == true,
+            "\(settings.desktopServer ?? "nil")")
         // The exam's Badge=+1 counted on the application's badge; the app clears it.
         #expect(try await center.badgeCount() == 1)
         try await center.setBadgeCount(0)
@@ -115,6 +120,9 @@ import Testing
                     identifier: "quiz", actionIdentifier: NotificationResponse.dismissActionIdentifier))
         #expect(try await center.deliveredNotifications().map(\.identifier) == ["exam"])
 
+        #expect(
+            try await center.notificationSettings().desktopServer
+                == "recorder 1.0 (chime-tests); capabilities: actions, body")
         try await center.removeAllDeliveredNotifications()
         #expect(try await center.deliveredNotifications().isEmpty)
     }

@@ -394,18 +394,25 @@ final class ApplicationInterface: @unchecked Sendable {
         call.reply { try $0.append(.uint32(count)) }
     }
 
-    /// What may be presented (chimed.conf's `[Presentation]`), and the launcher entry chime's own badge goes to:
-    /// the settings an iOS app reads with `getNotificationSettings`.
+    /// What may be presented (chimed.conf's `[Presentation]`), where a request without `Deliver=` goes, and the
+    /// desktop's notification server as chimed sees it: the settings an iOS app reads with
+    /// `getNotificationSettings`.
     private func getSettings(_ call: BusMethodCall, appID: String) {
         guard Self.accepts(appID, answering: call) else { return }
         let configuration = rebuilder.configuration
-        let settings: [(key: String, value: BusValue)] = [
+        var settings: [(key: String, value: BusValue)] = [
             ("alert", .boolean(configuration.presentation.alert)),
             ("sound", .boolean(configuration.presentation.sound)),
             ("badge", .boolean(configuration.presentation.badge)),
             ("backends", .strings(rebuilder.defaultBackends)),
         ]
-        call.reply { try $0.append(dictionary: settings) }
+        let desktops = registry.showing
+        Task {
+            for desktop in desktops {
+                if let server = await desktop.describe() { settings.append(("desktop", .string(server))) }
+            }
+            call.reply { [settings] in try $0.append(dictionary: settings) }
+        }
     }
 
     private func remove(_ call: BusMethodCall, appID: String, ids: [String]?) {
@@ -466,7 +473,7 @@ final class ApplicationInterface: @unchecked Sendable {
               <arg name="app_id" type="s" direction="in"/>
               <arg name="count" type="u" direction="out"/>
             </method>
-            <!-- What may be presented (alert, sound, badge: b) and the backends a request without Deliver= goes to (as). -->
+            <!-- What may be presented (alert, sound, badge: b), the backends a request without Deliver= goes to (as), and the desktop's notification server (desktop: s). -->
             <method name="GetSettings">
               <arg name="app_id" type="s" direction="in"/>
               <arg name="settings" type="a{sv}" direction="out"/>
