@@ -40,8 +40,9 @@ let package = Package(
         .executableTarget(name: "chimectl", dependencies: ["ChimeControl"]),
         // Not installed: runs the systemd wrappers in a process of their own for ChimeSystemdTests.
         .executableTarget(name: "chime-systemd-probe", dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd"]),
-        // Not installed: micro-benchmarks of ChimeCore for bench/daemon (nextfire); ChimeDaemon reads its zones.
-        .executableTarget(name: "chime-bench", dependencies: ["ChimeCore", "ChimeDaemon"]),
+        // Not installed: micro-benchmarks for bench/daemon: nextfire (ChimeDaemon reads its zones) and the
+        // application interface's client (ChimeSystemd).
+        .executableTarget(name: "chime-bench", dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd"]),
         // Test doubles and fixtures, imported only by tests.
         .target(name: "ChimeTestSupport", dependencies: ["ChimeCore", "ChimeDaemon"]),
         .testTarget(

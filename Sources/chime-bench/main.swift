@@ -4,9 +4,14 @@ import Foundation
 
 let usage = """
     Usage: chime-bench nextfire [--json] [--runs=N] [--quick]
+           chime-bench interface --address=BUS [--round-trips=N] [--burst=N]
 
-    Times Trigger.nextOccurrence(after:history:systemZone:) for one trigger of each kind: nanoseconds per call,
-    the median of N runs (default 7). --quick makes each run short, to try it; --json prints one JSON object.
+    nextfire: times Trigger.nextOccurrence(after:history:systemZone:) for one trigger of each kind: nanoseconds per
+    call, the median of N runs (default 7). --quick makes each run short, to try it; --json prints one JSON object.
+
+    interface: one application's client of org.chime.Notifications1 on the bus at BUS (which starts chimed): N
+    Add round trips one after the other (default 200), a burst of N Adds in flight together (default 10000) until
+    GetPending lists them, then the round trips again with those pending. Prints one JSON object.
     """
 
 func fail(_ message: String) -> Never {
@@ -14,26 +19,70 @@ func fail(_ message: String) -> Never {
     exit(64)
 }
 
-var benchmark = NextFireBenchmark()
-var json = false
-let arguments = Array(CommandLine.arguments.dropFirst())
-guard arguments.first == "nextfire" else { fail(arguments.isEmpty ? "no benchmark named" : "unknown benchmark") }
-for argument in arguments.dropFirst() {
-    switch argument {
-    case "--json": json = true
-    case "--quick": benchmark.minimumRunTime = .milliseconds(2)
-    case _ where argument.hasPrefix("--runs="):
-        guard let runs = Int(argument.dropFirst("--runs=".count)), runs > 0 else { fail("bad \(argument)") }
-        benchmark.runs = runs
-    default: fail("unknown option \(argument)")
-    }
+func option(_ argument: String, _ name: String) -> String? {
+    argument.hasPrefix("--\(name)=") ? String(argument.dropFirst(name.count + 3)) : nil
 }
 
-let results: [NextFireBenchmark.Result]
-do {
-    results = try benchmark.run()
-} catch {
-    FileHandle.standardError.write(Data("chime-bench: \(error)\n".utf8))
-    exit(1)
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "nextfire": runNextFire(arguments.dropFirst())
+case "interface": await runInterface(arguments.dropFirst())
+default: fail(arguments.isEmpty ? "no benchmark named" : "unknown benchmark")
 }
-print(json ? NextFireReport.json(results, runs: benchmark.runs) : NextFireReport.table(results))
+
+func runNextFire(_ arguments: ArraySlice<String>) {
+    var benchmark = NextFireBenchmark()
+    var json = false
+    for argument in arguments {
+        switch argument {
+        case "--json": json = true
+        case "--quick": benchmark.minimumRunTime = .milliseconds(2)
+        case _ where argument.hasPrefix("--runs="):
+            guard let runs = Int(argument.dropFirst("--runs=".count)), runs > 0 else { fail("bad \(argument)") }
+            benchmark.runs = runs
+        default: fail("unknown option \(argument)")
+        }
+    }
+    let results: [NextFireBenchmark.Result]
+    do {
+        results = try benchmark.run()
+    } catch {
+        FileHandle.standardError.write(Data("chime-bench: \(error)\n".utf8))
+        exit(1)
+    }
+    print(json ? NextFireReport.json(results, runs: benchmark.runs) : NextFireReport.table(results))
+}
+
+func runInterface(_ arguments: ArraySlice<String>) async {
+    var address: String?
+    var roundTrips = 200
+    var burst = 10_000
+    for argument in arguments {
+        if let value = option(argument, "address") {
+            address = value
+        } else if let value = option(argument, "round-trips"), let number = Int(value), number > 0 {
+            roundTrips = number
+        } else if let value = option(argument, "burst"), let number = Int(value), number > 0 {
+            burst = number
+        } else {
+            fail("unknown option \(argument)")
+        }
+    }
+    guard let address else { fail("interface needs --address=BUS") }
+    let tomorrow = Int(Date().timeIntervalSince1970) + 86_400
+    do {
+        let client = try InterfaceBenchmark(address: address)
+        let empty = try await client.roundTrips(roundTrips, prefix: "single", at: tomorrow)
+        let (answered, listed) = try await client.burst(burst, prefix: "burst", at: tomorrow)
+        let loaded = try await client.roundTrips(roundTrips, prefix: "loaded", at: tomorrow)
+        let report: [String: Any] = [
+            "round_trips_us": empty, "burst": ["count": burst, "answered_ms": answered, "listed_ms": listed],
+            "round_trips_loaded_us": loaded, "pending_while_loaded": burst + roundTrips,
+        ]
+        let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
+        print(String(decoding: data, as: UTF8.self))
+    } catch {
+        FileHandle.standardError.write(Data("chime-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}

@@ -173,6 +173,32 @@ def table_rows(results, calendar=None):
                 f"{peer['pid1_rss_loaded_kb'] / 1024:.1f} MiB, {peer['pid1_kb_per_timer']:.2f} KiB each",
                 None,
             )
+    if "interface" in results:
+        interface = results["interface"]
+        chime, systemd, count = interface["chime"], interface["systemd_run"], interface["count"]
+        burst = chime["burst"]
+        made = f"{systemd['made']:,} made in {systemd['total_ms'] / 1000:.1f} s"
+        if systemd["made"] < count:
+            made += f" (budget {systemd['budget_s']} s)"
+        add(
+            f"{count:,} Adds from one client until all pending / systemd-run --user --on-active= one by one"
+            + (f" ({interface['ratio']:.0f}× faster)" if interface["ratio"] else ""),
+            f"{burst['listed_ms']:.0f} ms (answered in {burst['answered_ms']:.0f} ms)",
+            f"≤ {settings.TARGETS['interface_burst_ms'] / 1000:g} s, ≥ {settings.TARGETS['interface_ratio']:g}× faster",
+            f"{made}; {systemd['timers_listed']:,} timers listed",
+            burst["listed_ms"] <= settings.TARGETS["interface_burst_ms"]
+            and (interface["ratio"] or 0) >= settings.TARGETS["interface_ratio"],
+        )
+        for key in ("round_trip", "round_trip_loaded"):
+            figure = chime[key]
+            pending = f"{figure['pending']:,} pending" if "pending" in figure else "from none pending"
+            add(
+                f"Add round trip p50 / p99 ({figure['count']} one after another, {pending}) / systemd-run per call",
+                f"{figure['p50_us'] / 1000:.2f} / {figure['p99_us'] / 1000:.2f} ms",
+                f"p99 ≤ {settings.TARGETS['interface_round_trip_p99_ms']:g} ms",
+                f"{systemd['call']['p50_us'] / 1000:.1f} / {systemd['call']['p99_us'] / 1000:.1f} ms",
+                figure["p99_us"] / 1000 <= settings.TARGETS["interface_round_trip_p99_ms"],
+            )
     return rows
 
 

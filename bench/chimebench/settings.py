@@ -20,4 +20,7 @@ TARGETS = {
     "startup_ready_ms": 200.0,
     "rebuild_ready_ms": 200.0,
     "peer_reload_ratio": 10.0,
+    "interface_burst_ms": 2000.0,
+    "interface_ratio": 10.0,
+    "interface_round_trip_p99_ms": 2.0,
 }
