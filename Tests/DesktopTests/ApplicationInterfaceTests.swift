@@ -39,6 +39,12 @@ import Testing
             client = try BusConnection(address: bus.address, label: "application")
         }
 
+        /// The recording notification server (Tests/Fixtures/dbus-fixture.py) on this bus, with actions.
+        func notificationServer() throws -> DBusFixture {
+            try DBusFixture(
+                "notification-server", bus: bus, directory: directory, arguments: ["--capabilities=actions,body"])
+        }
+
         func call<Reply: Sendable>(
             _ member: String, arguments: @escaping @Sendable (inout BusMessageWriter) throws -> Void,
             reply: @escaping @Sendable (inout BusMessageReader) throws -> Reply = { _ in () }
@@ -357,9 +363,7 @@ import Testing
     @Test func theUsersAnswersAreSignalledToTheApplication() async throws {
         let session = try Session()
         defer { session.stop() }
-        let server = try DBusFixture(
-            "notification-server", bus: session.bus, directory: session.directory,
-            arguments: ["--capabilities=actions,body"])
+        let server = try session.notificationServer()
         defer { server.stop() }
         let answers = Locked<[String]>([])
         for member in ["ActionInvoked", "Dismissed"] {
@@ -394,10 +398,7 @@ import Testing
         }
         let calls = ChimedDesktopTests.notifyCalls(server, 2)
         try #require(calls.count == 2, "\(session.bus.output)")
-        let bubbles = Dictionary(
-            uniqueKeysWithValues: calls.compactMap { call in
-                (call["summary"] as? String).flatMap { summary in (call["id"] as? Int).map { (summary, $0) } }
-            })
+        let bubbles = ChimedDesktopTests.bubbles(calls)
         try await ChimedDesktopTests.choose("open", on: try #require(bubbles["exam"]), bus: session.bus)
         try await ChimedDesktopTests.close(try #require(bubbles["quiz"]), reason: 2, bus: session.bus)
         #expect(waitFor({ answers.withLock { $0.count } >= 2 }, timeout: 10), "\(answers.withLock { $0 })")
@@ -412,9 +413,7 @@ import Testing
     @Test func theDesktopsBubblesAreListedAndClosed() async throws {
         let session = try Session()
         defer { session.stop() }
-        let server = try DBusFixture(
-            "notification-server", bus: session.bus, directory: session.directory,
-            arguments: ["--capabilities=actions,body"])
+        let server = try session.notificationServer()
         defer { server.stop() }
         let due = Self.now + 2
         let content = { (title: String) -> [(key: String, value: BusValue)] in
@@ -431,10 +430,7 @@ import Testing
             "other", app: "org.example.Other", content: content("other"), trigger: [("At", .string(Self.stamp(due)))])
         let calls = ChimedDesktopTests.notifyCalls(server, 4)
         try #require(calls.count == 4, "\(session.bus.output)")
-        let bubbles = Dictionary(
-            uniqueKeysWithValues: calls.compactMap { call in
-                (call["summary"] as? String).flatMap { summary in (call["id"] as? Int).map { (summary, $0) } }
-            })
+        let bubbles = ChimedDesktopTests.bubbles(calls)
 
         let delivered = { (app: String) in
             try await session.call("GetDelivered", arguments: { try $0.append(app) }) { reader in
@@ -495,9 +491,7 @@ import Testing
                 "org.example.Reminders": "\(python) \(example) --gapplication-service"
             ])
         defer { session.stop() }
-        let server = try DBusFixture(
-            "notification-server", bus: session.bus, directory: session.directory,
-            arguments: ["--capabilities=actions,body"])
+        let server = try session.notificationServer()
         defer { server.stop() }
         let environment = ["DBUS_SESSION_BUS_ADDRESS": session.bus.address, "TZ": "UTC"]
         let scheduled = try ProcessRunner.run(

@@ -79,9 +79,7 @@ import Testing
     @Test func anApplicationSeesItsBubblesAndTheUsersAnswers() async throws {
         let session = try ApplicationInterfaceTests.Session(configuration: "[Daemon]\nDeliver=desktop\n")
         defer { session.stop() }
-        let server = try DBusFixture(
-            "notification-server", bus: session.bus, directory: session.directory,
-            arguments: ["--capabilities=actions,body"])
+        let server = try session.notificationServer()
         defer { server.stop() }
         let center = try NotificationCenter(applicationID: "org.example.Reminders", busAddress: session.bus.address)
         let responses = try await center.responses()
@@ -95,10 +93,7 @@ import Testing
             NotificationRequest(identifier: "quiz", content: NotificationContent(title: "Quiz"), trigger: .date(due)))
         let calls = ChimedDesktopTests.notifyCalls(server, 2)
         try #require(calls.count == 2, "\(session.bus.output)")
-        let bubbles = Dictionary(
-            uniqueKeysWithValues: calls.compactMap { call in
-                (call["summary"] as? String).flatMap { summary in (call["id"] as? Int).map { (summary, $0) } }
-            })
+        let bubbles = ChimedDesktopTests.bubbles(calls)
 
         let shown = try await center.deliveredNotifications().sorted { $0.identifier < $1.identifier }
         #expect(

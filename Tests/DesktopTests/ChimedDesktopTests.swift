@@ -40,6 +40,14 @@ struct ChimedDesktopTests {
         }.filter { $0["method"] as? String == "Notify" }
     }
 
+    /// The bubbles of recorded `Notify` calls by their summary: the server's id of each.
+    static func bubbles(_ calls: [[String: Any]]) -> [String: Int] {
+        Dictionary(
+            calls.compactMap { call in
+                (call["summary"] as? String).flatMap { summary in (call["id"] as? Int).map { (summary, $0) } }
+            }, uniquingKeysWith: { _, latest in latest })
+    }
+
     /// Has the recording server close `bubble` and emit `NotificationClosed` with `reason` (2: the user closed it).
     static func close(_ bubble: Int, reason: UInt32, bus: PrivateSessionBus) async throws {
         let control = try BusConnection(address: bus.address, label: "chime.test.control")
