@@ -77,8 +77,7 @@ public final class Daemon: @unchecked Sendable {
             isShown: { rebuilder.configuration.presentation.badge })
         applications = ApplicationInterface(
             queue: queue, requests: requests, scheduler: scheduler, rebuilder: rebuilder, badges: appBadges,
-            registry: registry,
-            clock: clock, environment: environment, log: log)
+            registry: registry, reporter: reporter, clock: clock, environment: environment, log: log)
 
         // Each delivery: stripped to what chimed.conf's [Presentation] allows, and its Badge= applied; the badge
         // is written once per fire, not once per delivery.
@@ -102,6 +101,8 @@ public final class Daemon: @unchecked Sendable {
         }
         // A finished request's file is removed once its delivery is done (`AddedRequests`).
         scheduler.pinnedSource = { added.contains($0) }
+        let addedDirectory = options.addedDirectory + "/"
+        scheduler.listedSource = { $0.hasPrefix(addedDirectory) }
         scheduler.pinnedDeliveryFinished = { queue.async { reporter.scheduleChanged() } }
     }
 

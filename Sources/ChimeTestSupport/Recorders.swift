@@ -6,6 +6,7 @@ import Foundation
 public final class RecordingDispatcher: DeliveryDispatching, @unchecked Sendable {
     public struct Record: Sendable {
         public var id: String
+        public var title: String
         public var fireTime: Date
         public var handedOffAt: Date
         public var missedCount: Int
@@ -21,7 +22,8 @@ public final class RecordingDispatcher: DeliveryDispatching, @unchecked Sendable
     public func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void) {
         defer { finished() }
         let record = Record(
-            id: delivery.notification.id, fireTime: delivery.fireTime, handedOffAt: clock.now(),
+            id: delivery.notification.id, title: delivery.notification.title, fireTime: delivery.fireTime,
+            handedOffAt: clock.now(),
             missedCount: delivery.missedCount)
         list.withLock { $0.append(record) }
     }

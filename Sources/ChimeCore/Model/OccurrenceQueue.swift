@@ -41,6 +41,20 @@ public struct OccurrenceQueue: Sendable {
         return top
     }
 
+    /// Removes the item of `entry`, if there is one: a scan to find it (the heap is ordered by time, not entry),
+    /// then O(log n) to mend the heap. Used when one notification leaves the schedule without a rebuild.
+    @discardableResult
+    public mutating func remove(entry: Int) -> Item? {
+        guard let index = items.firstIndex(where: { $0.entry == entry }) else { return nil }
+        items.swapAt(index, items.count - 1)
+        let removed = items.removeLast()
+        if index < items.count {
+            siftDown(index)
+            siftUp(index)
+        }
+        return removed
+    }
+
     /// Ties are broken by entry index, so that occurrences due at the same instant come out in a stable order.
     /// The `limit` earliest items, earliest first, without disturbing the heap: O(limit · log limit) whatever the
     /// size of the queue. A heap's smallest are found walking down from its top, keeping the positions still to be

@@ -5,8 +5,8 @@ import Foundation
 /// `org.chime.Notifications1` at `/org/chime/Notifications1`: applications add, list and remove their own
 /// notification requests, as an iOS app does with `UNUserNotificationCenter` (DESIGN.md, "The application
 /// interface"). A request is validated as a file is (`BusRequest`), stored (`ApplicationRequests`) and in the
-/// schedule before `Add` returns: the call is answered after a rebuild that read it, and the requests of a burst of
-/// calls share one rebuild.
+/// schedule before `Add` returns: placed into it at once (`Scheduler.place`, as a rebuild that read it would), or,
+/// while a rebuild is loading, after the next rebuild; `schedule.json` holds it by the answer.
 ///
 /// Arguments are read on the bus queue; the work is done on the scheduler's queue.
 final class ApplicationInterface: @unchecked Sendable {
@@ -28,22 +28,26 @@ final class ApplicationInterface: @unchecked Sendable {
     private let rebuilder: ScheduleRebuilder
     private let badges: ApplicationBadges
     private let registry: BackendRegistry
+    private let reporter: ScheduleReporter
     private let clock: any WallClock
     private let environment: [String: String]
     private let log: any EventLog
     /// Kept open for the life of the daemon.
     private var connection: BusConnection?
+    /// The ids of each application's stored requests, once read (`pendingIDs(of:)`); on the scheduler's queue.
+    private var pendingRequests: [String: Set<String>] = [:]
     // Set by `start` before the object is exported, read on the bus queue.
     private var authorization: CallerAuthorization?
     private var callers: CallerIdentities?
 
     init(
         queue: DispatchQueue, requests: ApplicationRequests, scheduler: Scheduler, rebuilder: ScheduleRebuilder,
-        badges: ApplicationBadges, registry: BackendRegistry, clock: any WallClock, environment: [String: String],
-        log: any EventLog
+        badges: ApplicationBadges, registry: BackendRegistry, reporter: ScheduleReporter, clock: any WallClock,
+        environment: [String: String], log: any EventLog
     ) {
         self.badges = badges
         self.registry = registry
+        self.reporter = reporter
         self.queue = queue
         self.requests = requests
         self.scheduler = scheduler
@@ -260,8 +264,12 @@ final class ApplicationInterface: @unchecked Sendable {
             call.reply(error: Failure.invalidArgument.name, error.description)
             return
         }
-        let pending = requests.ids(appID: appID)
         let limit = rebuilder.configuration.maximumRequestsPerApp
+        var pending = pendingIDs(of: appID)
+        if pending.count >= limit && !pending.contains(id) {
+            // Requests that fired for the last time have left since they were counted: count again.
+            pending = pendingIDs(of: appID, reading: true)
+        }
         if pending.count >= limit && !pending.contains(id) {
             call.reply(
                 error: Failure.limitExceeded.name,
@@ -279,25 +287,51 @@ final class ApplicationInterface: @unchecked Sendable {
         let now = clock.now()
         let next = request.notification.trigger.nextOccurrence(
             after: now, history: DeliveryHistory(firstSeen: now), systemZone: systemZone)
+        let scheduleID = ApplicationRequests.scheduleID(appID: appID, id: id)
         do {
             if next == nil {
                 // Nothing ahead: nothing is kept, and an earlier request of the id is replaced by nothing.
                 requests.remove(appID: appID, ids: [id])
+                pendingRequests[appID]?.remove(id)
             } else {
                 try requests.store(request.text, appID: appID, id: id)
+                pendingRequests[appID]?.insert(id)
             }
         } catch {
             call.reply(error: "org.freedesktop.DBus.Error.Failed", "Cannot store the request: \(error)")
             return
         }
         let answer = next.map { $0.epochMicroseconds } ?? -1
-        rebuilder.rebuild(reason: "request of \(appID)") { call.reply { try $0.append(.int64(answer)) } }
+        // While a rebuild is loading, it may have read the requests before this one: the next rebuild reads it.
+        guard !rebuilder.isLoading else {
+            rebuilder.rebuild(reason: "request of \(appID)") { call.reply { try $0.append(.int64(answer)) } }
+            return
+        }
+        var placed = answer
+        if next == nil {
+            scheduler.withdraw([scheduleID])
+        } else if let date = scheduler.place(
+            LoadedNotification(notification: request.notification, source: requests.path(appID: appID, id: id)))
+        {
+            // The schedule's own answer: a request added again keeps its first sighting (Every='s anchor).
+            placed = date.epochMicroseconds
+        }
+        reporter.requestsChanged { [placed] in call.reply { try $0.append(.int64(placed)) } }
+    }
+
+    /// The ids of `appID`'s stored requests, read once and then kept up to date by the calls (`reading` reads them
+    /// again: requests that fired for the last time leave without a call).
+    private func pendingIDs(of appID: String, reading: Bool = false) -> Set<String> {
+        if !reading, let known = pendingRequests[appID] { return known }
+        let read = Set(requests.ids(appID: appID))
+        pendingRequests[appID] = read
+        return read
     }
 
     private func getPending(_ call: BusMethodCall, appID: String) {
         guard Self.accepts(appID, answering: call) else { return }
         let prefix = ApplicationRequests.scheduleID(appID: appID, id: "")
-        let pending = scheduler.status(limit: 0).scheduled.filter { $0.id.hasPrefix(prefix) }.map { item in
+        let pending = scheduler.pending(idPrefix: prefix).map { item in
             let (content, trigger) = BusRequestEntries.of(fileAt: item.source)
             return (
                 id: String(item.id.dropFirst(prefix.count)), content: content, trigger: trigger,
@@ -417,11 +451,18 @@ final class ApplicationInterface: @unchecked Sendable {
 
     private func remove(_ call: BusMethodCall, appID: String, ids: [String]?) {
         guard Self.accepts(appID, answering: call) else { return }
-        guard requests.remove(appID: appID, ids: ids ?? requests.ids(appID: appID)) else {
+        let removing = ids ?? requests.ids(appID: appID)
+        guard requests.remove(appID: appID, ids: removing) else {
             call.reply()
             return
         }
-        rebuilder.rebuild(reason: "request of \(appID)") { call.reply() }
+        pendingRequests[appID]?.subtract(removing)
+        guard !rebuilder.isLoading else {
+            rebuilder.rebuild(reason: "request of \(appID)") { call.reply() }
+            return
+        }
+        scheduler.withdraw(removing.map { ApplicationRequests.scheduleID(appID: appID, id: $0) })
+        reporter.requestsChanged { call.reply() }
     }
 
     /// The introspection data, as installed in /usr/share/dbus-1/interfaces (dbus/org.chime.Notifications1.xml).

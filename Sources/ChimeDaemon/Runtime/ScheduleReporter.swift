@@ -29,6 +29,8 @@ final class ScheduleReporter: @unchecked Sendable {
     private let clock: any WallClock
     /// Whether a refresh is already scheduled.
     private var refreshPending = false
+    /// What waits for the snapshot after requests changed (`requestsChanged`).
+    private var waitingForSnapshot: [@Sendable () -> Void] = []
 
     static let refreshInterval = DispatchTimeInterval.milliseconds(100)
 
@@ -71,6 +73,21 @@ final class ScheduleReporter: @unchecked Sendable {
         messages.send("READY=1\nSTATUS=\(statusText())")
         refresh()
         snapshot.afterPendingWrite(afterSnapshot)
+    }
+
+    /// An application's request was placed in the schedule or taken out without a rebuild: the status line and
+    /// the snapshot follow at once, shared by the requests that come meanwhile, and `written` runs once the snapshot
+    /// holds the change (`chimectl list` then shows it, as after a rebuild).
+    func requestsChanged(then written: @escaping @Sendable () -> Void) {
+        waitingForSnapshot.append(written)
+        guard waitingForSnapshot.count == 1 else { return }
+        queue.async { [self] in
+            let waiting = waitingForSnapshot
+            waitingForSnapshot = []
+            messages.send("STATUS=\(statusText())")
+            refresh()
+            snapshot.afterPendingWrite { for written in waiting { written() } }
+        }
     }
 
     /// The schedule changed (a fire, a delivery of a request done): the status line and the snapshot follow, at most

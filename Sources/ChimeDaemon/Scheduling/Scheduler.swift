@@ -10,19 +10,31 @@ public protocol DeliveryDispatching: Sendable {
 /// The schedule and its one timer: keeps the next occurrence of every notification in a heap, arms one wall-clock
 /// timer for the earliest, and on each fire delivers everything due and re-arms.
 ///
-/// Every change is "cancel all, then reschedule": `install(_:)` replaces the whole schedule. Not thread-safe: the
-/// daemon calls it from one serial queue (tests call it directly with a manual clock and timer).
+/// Every rebuild is "cancel all, then reschedule": `install(_:)` replaces the whole schedule. An application's
+/// request alone is placed or withdrawn without one (`place`, `withdraw`), with the same result as a rebuild that
+/// read it. Not thread-safe: the daemon calls it from one serial queue (tests call it directly with a manual clock
+/// and timer).
 public final class Scheduler: @unchecked Sendable {
     /// A notification of the schedule, as loaded (the loaded array is taken as it is: a copy of each of a million
     /// entries would cost a retain and a release of everything it holds).
     typealias Entry = LoadedNotification
 
-    /// Sources whose notifications `status(limit:)` always lists, however far off they are (the runtime requests,
-    /// which `chimectl add` looks for).
+    /// Sources of requests (`chimectl add`'s and applications'): a pinned notification with nothing left to fire
+    /// is reported finished once its delivery is done (`Status.finishedPinnedSources`), so that its file can go.
     public var pinnedSource: (@Sendable (String) -> Bool)?
-    /// The entries of `pinnedSource`, found at each install, and their ids.
+    /// Pinned sources whose notifications `status(limit:)` always lists, however far off they are (`chimectl add`'s
+    /// requests, which it looks for); `nil`: every pinned one. Applications' requests, which may be thousands, are
+    /// listed among the soonest only.
+    public var listedSource: (@Sendable (String) -> Bool)?
+    /// The entries of `pinnedSource`, found at each install (and changed by `place` and `withdraw`), and the entry
+    /// of each of their ids.
     private var pinned: Set<Int> = []
-    private var pinnedIDs: Set<String> = []
+    private var pinnedIDs: [String: Int] = [:]
+    /// The pinned entries `status` always lists (`listedSource`).
+    private var listed: Set<Int> = []
+    /// Entries that `place` replaced or `withdraw` took out since the last install: no longer in the schedule,
+    /// they stay in `entries` (so that no index moves) until the next install leaves them out.
+    private var retired: Set<Int> = []
 
     private let clock: any WallClock
     private let timer: any WallTimer
@@ -149,9 +161,11 @@ public final class Scheduler: @unchecked Sendable {
         }
         queue = OccurrenceQueue(items)
         if !firstSeen.isEmpty { store.recordFirstSeen(firstSeen, at: Date(epochMicroseconds: now)) }
+        retired = []
         if let pinnedSource {
             pinned = Set(entries.indices.filter { pinnedSource(entries[$0].source) })
-            pinnedIDs = Set(pinned.map { entries[$0].notification.id })
+            pinnedIDs = Dictionary(pinned.map { (entries[$0].notification.id, $0) }) { first, _ in first }
+            listed = listedSource.map { isListed in pinned.filter { isListed(entries[$0].source) } } ?? pinned
         }
         if !snoozes.isEmpty {
             snoozes.keepOnly(Set(entries.filter(\.notification.isEnabled).map(\.notification.id)))
@@ -161,6 +175,77 @@ public final class Scheduler: @unchecked Sendable {
         // New first sightings are on disk before the timer is armed; the snapshot is rewritten only now and then.
         stateWriter.flushOrCompact(histories)
         rearm()
+    }
+
+    /// Puts one notification of a pinned source (an application's request) into the schedule at once, replacing
+    /// the one of the same id, as a rebuild that read it would: nothing before now fires. The next rebuild reads
+    /// it from its source like any other. Returns its next occurrence.
+    ///
+    /// Only while no rebuild is loading: a schedule loaded before the source changed would leave it out again.
+    @discardableResult
+    public func place(_ loaded: LoadedNotification) -> Date? {
+        let now = clock.now().epochMicroseconds
+        let id = loaded.notification.id
+        if let previous = pinnedIDs[id] { retire(previous) }
+        let index = entries.count
+        entries.append(loaded)
+        pinned.insert(index)
+        pinnedIDs[id] = index
+        if listedSource?(loaded.source) ?? true { listed.insert(index) }
+        guard loaded.notification.isEnabled else {
+            rearm()
+            return nil
+        }
+        if histories[id] == nil {
+            histories[id] = DeliveryHistory(firstSeen: Date(epochMicroseconds: now))
+            store.recordFirstSeen([id], at: Date(epochMicroseconds: now))
+        }
+        reportPastInstants(of: loaded, now: now)
+        let next = nextOccurrence(of: loaded.notification, afterMicroseconds: now)
+        if let next { queue.insert(.init(fireTime: next, entry: index)) }
+        stateWriter.flush()
+        rearm()
+        return next.map { Date(epochMicroseconds: $0) }
+    }
+
+    /// Takes the pinned notifications `ids` out of the schedule at once, as a rebuild without them would (their
+    /// snoozes too); unknown ids are ignored.
+    public func withdraw(_ ids: [String]) {
+        var withdrawn = Set<String>()
+        for id in ids {
+            guard let index = pinnedIDs.removeValue(forKey: id) else { continue }
+            retire(index)
+            withdrawn.insert(id)
+        }
+        guard !withdrawn.isEmpty else { return }
+        snoozes.drop(withdrawn)
+        rearm()
+    }
+
+    private func retire(_ index: Int) {
+        queue.remove(entry: index)
+        pinned.remove(index)
+        listed.remove(index)
+        retired.insert(index)
+        if retired.count > 1024 && retired.count * 2 > entries.count { compact() }
+    }
+
+    /// Leaves the retired entries out, renumbering the rest: for a daemon that many requests were placed in since
+    /// its last rebuild.
+    private func compact() {
+        var newIndex = [Int](repeating: -1, count: entries.count)
+        var kept: [Entry] = []
+        kept.reserveCapacity(entries.count - retired.count)
+        for index in entries.indices where !retired.contains(index) {
+            newIndex[index] = kept.count
+            kept.append(entries[index])
+        }
+        entries = kept
+        queue = OccurrenceQueue(queue.items.map { .init(fireTime: $0.fireTime, entry: newIndex[$0.entry]) })
+        pinned = Set(pinned.map { newIndex[$0] })
+        listed = Set(listed.map { newIndex[$0] })
+        pinnedIDs = pinnedIDs.mapValues { newIndex[$0] }
+        retired = []
     }
 
     /// Delivers everything due, then re-arms for the next occurrence.
@@ -200,7 +285,7 @@ public final class Scheduler: @unchecked Sendable {
         store.recordOccurrence(id, at: fireTime, missed: delivery.missedCount)
         let store = self.store
         // Only a pinned notification's deliveries are counted: whether it is finished depends on them.
-        guard !pinnedIDs.isEmpty, pinnedIDs.contains(id) else {
+        guard !pinnedIDs.isEmpty, pinnedIDs[id] != nil else {
             dispatcher.dispatch(delivery) { store.recordFinished(id, at: fireTime) }
             return
         }
@@ -335,7 +420,11 @@ public final class Scheduler: @unchecked Sendable {
     /// then. Returns when, or `nil` when no enabled notification has that id any more.
     @discardableResult
     public func snooze(_ id: String, for duration: Duration) -> Date? {
-        guard entries.contains(where: { $0.notification.id == id && $0.notification.isEnabled }) else { return nil }
+        guard
+            entries.indices.contains(where: {
+                entries[$0].notification.id == id && entries[$0].notification.isEnabled && !retired.contains($0)
+            })
+        else { return nil }
         let due = clock.now().epochMicroseconds + duration.wholeMicroseconds
         snoozes.insert(id, due: due)
         rearm()
@@ -345,7 +434,8 @@ public final class Scheduler: @unchecked Sendable {
     /// Re-delivers what was snoozed until `now`.
     private func deliverSnoozes(dueBy now: Int64) {
         for first in snoozes.takeDue(by: now) {
-            guard let entry = entries.first(where: { $0.notification.id == first.id }) else { continue }
+            // The latest entry of the id: one that `place` replaced comes before it.
+            guard let entry = entries.last(where: { $0.notification.id == first.id }) else { continue }
             var delivery = Delivery(notification: entry.notification, fireTime: Date(epochMicroseconds: first.due))
             delivery.isSnoozed = true
             // The badge already counted this notification when it was first delivered.
@@ -355,15 +445,25 @@ public final class Scheduler: @unchecked Sendable {
         }
     }
 
+    /// The pinned notifications whose id begins with `prefix` and that have a next occurrence (an application's
+    /// pending requests), in no particular order.
+    public func pending(idPrefix prefix: String) -> [(id: String, source: String, next: Date)] {
+        let wanted = Set(pinnedIDs.lazy.filter { $0.key.hasPrefix(prefix) }.map(\.value))
+        guard !wanted.isEmpty else { return [] }
+        return queue.items.filter { wanted.contains($0.entry) }.map { item in
+            (entries[item.entry].notification.id, entries[item.entry].source, Date(epochMicroseconds: item.fireTime))
+        }
+    }
+
     /// The schedule as it stands: the `limit` earliest notifications and the pinned ones, so that the cost does not
     /// grow with the size of the schedule (a million notifications are not listed after every fire).
     public func status(limit: Int = .max) -> Status {
-        var listed = queue.earliest(limit)
-        if !pinned.isEmpty {
-            let shown = Set(listed.map(\.entry))
-            listed += queue.items.filter { pinned.contains($0.entry) && !shown.contains($0.entry) }
+        var shown = queue.earliest(limit)
+        if !listed.isEmpty {
+            let soonest = Set(shown.map(\.entry))
+            shown += queue.items.filter { listed.contains($0.entry) && !soonest.contains($0.entry) }
         }
-        var scheduled = listed.map { item -> Status.Item in
+        var scheduled = shown.map { item -> Status.Item in
             let entry = entries[item.entry]
             return Status.Item(
                 id: entry.notification.id, title: entry.notification.title, source: entry.source,
@@ -375,9 +475,10 @@ public final class Scheduler: @unchecked Sendable {
         var idle: [String] = []
         var idleItems: [Status.IdleItem] = []
         var finishedPinned: [String] = []
-        if entries.count > queue.count {
+        if entries.count > queue.count + retired.count {
             var busy = [Bool](repeating: false, count: entries.count)
             for item in queue.items { busy[item.entry] = true }
+            for index in retired { busy[index] = true }
             var idleEntries: [Int] = []
             for index in entries.indices where !busy[index] && idleEntries.count < limit { idleEntries.append(index) }
             idleEntries.sort { entries[$0].notification.id < entries[$1].notification.id }
@@ -399,6 +500,6 @@ public final class Scheduler: @unchecked Sendable {
         }
         return Status(
             scheduled: scheduled, scheduledCount: queue.count, idle: idle, idleItems: idleItems,
-            idleCount: entries.count - queue.count, finishedPinnedSources: finishedPinned.sorted())
+            idleCount: entries.count - queue.count - retired.count, finishedPinnedSources: finishedPinned.sorted())
     }
 }

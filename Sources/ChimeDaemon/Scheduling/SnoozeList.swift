@@ -26,6 +26,11 @@ struct SnoozeList {
         return Array(snoozes.prefix(count))
     }
 
+    /// Drops the snoozes of the notifications `ids` (taken out of the schedule).
+    mutating func drop(_ ids: Set<String>) {
+        snoozes.removeAll { ids.contains($0.id) }
+    }
+
     /// Drops the snoozes of notifications not in `ids` (removed or disabled by a rebuild).
     mutating func keepOnly(_ ids: Set<String>) {
         snoozes.removeAll { !ids.contains($0.id) }
