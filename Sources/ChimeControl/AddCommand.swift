@@ -32,6 +32,8 @@ struct AddCommand: Command {
           --title=TEXT          the summary (required)
           --body=TEXT           the text; line breaks become spaces
           --icon=NAME, --sound=NAME, --urgency=low|normal|critical, --badge=N|+N|-N|clear
+          --interruption-level=passive|active|time-sensitive|critical
+                                how much it may interrupt; quiet hours decide by it
           --action=KEY:LABEL    an action offered; repeatable
           --info=KEY=VALUE      data passed along; repeatable
           --deliver=LIST        backends, such as journal,desktop; default: chimed's

@@ -28,7 +28,7 @@ struct NotificationRequest {
 
     static let valued: Set<String> = [
         "in", "at", "timezone", "on-calendar", "every", "count", "from", "until", "title", "body", "icon", "sound",
-        "urgency", "action", "badge", "info", "deliver",
+        "urgency", "interruption-level", "action", "badge", "info", "deliver",
     ]
 
     /// Builds the file for `id` from the options of `chimectl add`.
@@ -65,6 +65,9 @@ struct NotificationRequest {
         }
         try Self.assign(&writer, "Icon", arguments.value("icon"), option: "--icon", lines: &lines)
         try Self.assign(&writer, "Sound", arguments.value("sound"), option: "--sound", lines: &lines)
+        try Self.assign(
+            &writer, "InterruptionLevel", arguments.value("interruption-level"), option: "--interruption-level",
+            lines: &lines)
         try Self.assign(&writer, "Urgency", arguments.value("urgency"), option: "--urgency", lines: &lines)
         for action in arguments.all("action") {
             try Self.assign(&writer, "Action", action, option: "--action", lines: &lines)

@@ -12,6 +12,9 @@ public struct NotificationContent: Sendable, Equatable {
     public var category: String?
     /// `Urgency=`: `low`, `normal` or `critical`.
     public var urgency: String?
+    /// `InterruptionLevel=`: `passive`, `active`, `time-sensitive` or `critical`, as
+    /// `UNNotificationInterruptionLevel`: how much it may interrupt the user's focus.
+    public var interruptionLevel: String?
     /// `Action=KEY:LABEL`, in order.
     public var actions: [(key: String, label: String)]
     /// `Info=KEY=VALUE`: what the application gets back with the user's answer (`userInfo`).
@@ -20,7 +23,7 @@ public struct NotificationContent: Sendable, Equatable {
     public init(
         title: String, body: String? = nil, badge: String? = nil, sound: String? = nil, icon: String? = nil,
         category: String? = nil, urgency: String? = nil, actions: [(key: String, label: String)] = [],
-        userInfo: [(key: String, value: String)] = []
+        userInfo: [(key: String, value: String)] = [], interruptionLevel: String? = nil
     ) {
         self.title = title
         self.body = body
@@ -31,6 +34,7 @@ public struct NotificationContent: Sendable, Equatable {
         self.urgency = urgency
         self.actions = actions
         self.userInfo = userInfo
+        self.interruptionLevel = interruptionLevel
     }
 
     /// The `content` argument of `Add`.
@@ -38,7 +42,7 @@ public struct NotificationContent: Sendable, Equatable {
         var entries: [(key: String, value: BusValue)] = [("Title", .string(title))]
         for (key, value) in [
             ("Body", body), ("Badge", badge), ("Sound", sound), ("Icon", icon), ("Category", category),
-            ("Urgency", urgency),
+            ("Urgency", urgency), ("InterruptionLevel", interruptionLevel),
         ] {
             if let value { entries.append((key, .string(value))) }
         }
@@ -64,12 +68,13 @@ public struct NotificationContent: Sendable, Equatable {
             title: text("Title") ?? "", body: text("Body"), badge: text("Badge"), sound: text("Sound"),
             icon: text("Icon"), category: text("Category"), urgency: text("Urgency"),
             actions: list("Action", separator: ":").map { (key: $0.0, label: $0.1) },
-            userInfo: list("Info", separator: "=").map { (key: $0.0, value: $0.1) })
+            userInfo: list("Info", separator: "=").map { (key: $0.0, value: $0.1) },
+            interruptionLevel: text("InterruptionLevel"))
     }
 
     public static func == (a: NotificationContent, b: NotificationContent) -> Bool {
         a.title == b.title && a.body == b.body && a.badge == b.badge && a.sound == b.sound && a.icon == b.icon
-            && a.category == b.category && a.urgency == b.urgency
+            && a.category == b.category && a.urgency == b.urgency && a.interruptionLevel == b.interruptionLevel
             && a.actions.map(\.key) == b.actions.map(\.key) && a.actions.map(\.label) == b.actions.map(\.label)
             && a.userInfo.map(\.key) == b.userInfo.map(\.key) && a.userInfo.map(\.value) == b.userInfo.map(\.value)
     }

@@ -61,7 +61,8 @@ import Testing
             "add",
             [
                 "--id", "full", "--title", "A new item is downloaded", "--body", "Open it now", "--icon", "mail",
-                "--sound", "default", "--urgency", "critical", "--action", "view:View", "--action", "later:Later",
+                "--sound", "default", "--urgency", "critical", "--interruption-level", "time-sensitive", "--action",
+                "view:View", "--action", "later:Later",
                 "--badge", "+1", "--info", "key=value", "--info", "kind=download", "--deliver", "journal,desktop",
                 "--at", "2026-12-01 07:00", "--timezone", "Asia/Tokyo", "--persistent",
             ])
@@ -77,6 +78,7 @@ import Testing
                 Body=Open it now
                 Icon=mail
                 Sound=default
+                InterruptionLevel=time-sensitive
                 Urgency=critical
                 Action=view:View
                 Action=later:Later

@@ -109,11 +109,34 @@ import Testing
         #expect(expected.description == text)
     }
 
+    /// `InterruptionLevel=` decides focus, and the desktop urgency too unless `Urgency=` is given beside it.
+    @Test(arguments: [
+        ("passive", nil, ScheduledNotification.Urgency.low), ("active", nil, .normal),
+        ("time-sensitive", nil, .normal), ("critical", nil, .critical), ("critical", "low", .low),
+        ("passive", "critical", .critical),
+    ])
+    func interruptionLevels(_ level: String, urgency: String?, expected: ScheduledNotification.Urgency) throws {
+        let lines = urgency.map { "Urgency=\($0)\n" } ?? ""
+        // Urgency= first: the order of the keys does not matter.
+        let result = load("[Notification]\nTitle=t\n\(lines)InterruptionLevel=\(level)\n[Trigger]\nOnCalendar=daily\n")
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+        let notification = try #require(result.notification)
+        #expect(notification.interruptionLevel.rawValue == level)
+        #expect(notification.urgency == expected)
+        #expect(
+            load("[Notification]\nTitle=t\n[Trigger]\nOnCalendar=daily\n").notification?.interruptionLevel == .active)
+    }
+
     /// Each broken rule: the file, the exact diagnostic (file:line:column: reason).
     @Test(arguments: [
         (
             "[Notification]\nTitle=t\nUrgency=urgent\n[Trigger]\nOnCalendar=daily\n",
             "/etc/chime/sample.notification:3:9: Invalid Urgency= 'urgent': expected low, normal or critical."
+        ),
+        (
+            "[Notification]\nTitle=t\nInterruptionLevel=Critical\n[Trigger]\nOnCalendar=daily\n",
+            "/etc/chime/sample.notification:3:19: Invalid InterruptionLevel= 'Critical': expected passive, active, "
+                + "time-sensitive or critical."
         ),
         (
             "[Notification]\nTitle=t\nBadge=++1\n[Trigger]\nOnCalendar=daily\n",

@@ -23,5 +23,9 @@ struct NotifyRequestTests {
 
     @Test func urgencyLevelsAreTheSpecificationsBytes() {
         #expect(ScheduledNotification.Urgency.allCases.map(NotifyRequest.urgencyLevel) == [0, 1, 2])
+        // Without Urgency=, an interruption level gives the urgency the bubble is sent with.
+        #expect(
+            ScheduledNotification.InterruptionLevel.allCases.map { NotifyRequest.urgencyLevel($0.defaultUrgency) }
+                == [0, 1, 1, 2])
     }
 }

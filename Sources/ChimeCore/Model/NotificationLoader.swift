@@ -43,8 +43,8 @@ public struct NotificationLoader: Sendable {
 
     public static let knownKeys: [String: Set<String>] = [
         "Notification": [
-            "Title", "Body", "Icon", "Category", "Sound", "Urgency", "Action", "ExecAction", "SnoozeSec", "Badge",
-            "Info", "Deliver", "Enabled",
+            "Title", "Body", "Icon", "Category", "Sound", "Urgency", "InterruptionLevel", "Action", "ExecAction",
+            "SnoozeSec", "Badge", "Info", "Deliver", "Enabled",
         ],
         "Trigger": ["At", "OnCalendar", "Every", "From", "Count", "Until", "TimeZone", "Persistent"],
     ]
@@ -327,6 +327,18 @@ private struct Reader {
         if let entry = single("Icon", in: section) { notification.icon = entry.value }
         if let entry = single("Category", in: section) { notification.category = entry.value }
         if let entry = single("Sound", in: section) { notification.sound = entry.value }
+        if let entry = single("InterruptionLevel", in: section) {
+            if let level = ScheduledNotification.InterruptionLevel(rawValue: entry.value) {
+                notification.interruptionLevel = level
+                notification.urgency = level.defaultUrgency
+            } else {
+                error(
+                    entry.valueLocation,
+                    "Invalid InterruptionLevel= '\(entry.value)': expected passive, active, time-sensitive or critical."
+                )
+            }
+        }
+        // An explicit Urgency= wins over the level's for the desktop; the level still decides focus.
         if let entry = single("Urgency", in: section) {
             if let urgency = ScheduledNotification.Urgency(rawValue: entry.value) {
                 notification.urgency = urgency

@@ -9,6 +9,27 @@ public struct ScheduledNotification: Sendable, Equatable {
         case low, normal, critical
     }
 
+    /// `InterruptionLevel=`: how much the notification may interrupt, which focus (quiet hours, the desktop's
+    /// do-not-disturb) decides by.
+    public enum InterruptionLevel: String, Sendable, CaseIterable {
+        /// Never interrupts: held, like `active`, while quiet, and shown quietly otherwise.
+        case passive
+        case active
+        /// Passes quiet hours unless configured otherwise.
+        case timeSensitive = "time-sensitive"
+        /// Always passes.
+        case critical
+
+        /// The desktop urgency a notification of this level has when it sets no `Urgency=`.
+        public var defaultUrgency: Urgency {
+            switch self {
+            case .passive: .low
+            case .active, .timeSensitive: .normal
+            case .critical: .critical
+            }
+        }
+    }
+
     /// A button or choice offered with the notification: `Action=KEY:Label`.
     public struct Action: Sendable, Equatable {
         public var key: String
@@ -67,6 +88,7 @@ public struct ScheduledNotification: Sendable, Equatable {
         var snooze: Duration = .seconds(600)
         var badge: BadgeChange?
         var backends: [String] = []
+        var interruptionLevel = InterruptionLevel.active
     }
 
     /// `Extras` behind a reference, copied on write; `nil` while every one has its default.
@@ -134,6 +156,10 @@ public struct ScheduledNotification: Sendable, Equatable {
         get { packedInfo.pairs }
         set { packedInfo = PackedPairs(newValue) }
     }
+    public var interruptionLevel: InterruptionLevel {
+        get { extras.interruptionLevel }
+        set { extras.interruptionLevel = newValue }
+    }
     /// Backend names from `Deliver=`; empty means the daemon's default.
     public var backends: [String] {
         get { extras.backends }
@@ -152,6 +178,7 @@ public struct ScheduledNotification: Sendable, Equatable {
             && a.actionCommands == b.actionCommands && a.snooze == b.snooze && a.badge == b.badge
             && a.info.map(\.key) == b.info.map(\.key) && a.info.map(\.value) == b.info.map(\.value)
             && a.backends == b.backends && a.isEnabled == b.isEnabled && a.trigger == b.trigger
+            && a.interruptionLevel == b.interruptionLevel
     }
 }
 

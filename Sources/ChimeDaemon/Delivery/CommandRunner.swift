@@ -72,7 +72,7 @@ public enum CommandRunner {
     ///   `CHIME_FIRE_TIME` (ISO 8601 UTC with microseconds),
     /// - `CHIME_INFO_KEY=VALUE` for each `Info=KEY=VALUE`, the key in capitals,
     /// - `CHIME_BADGE` when the delivery sets a badge number, `CHIME_MISSED` when it stands for missed occurrences,
-    ///   `CHIME_SNOOZED=1` when it comes back after a snooze,
+    ///   `CHIME_SNOOZED=1` when it comes back after a snooze, `CHIME_INTERRUPTION_LEVEL` when it is not `active`,
     ///
     /// and what `programEnvironment(base:)` adds.
     public static func environment(for delivery: Delivery, backend: String, base: [String: String]) -> [String: String]

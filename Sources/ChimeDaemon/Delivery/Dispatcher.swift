@@ -127,6 +127,9 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
             ("CHIME_BACKEND", backend),
         ]
         if !notification.body.isEmpty { fields.append(("CHIME_BODY", notification.body)) }
+        if notification.interruptionLevel != .active {
+            fields.append(("CHIME_INTERRUPTION_LEVEL", notification.interruptionLevel.rawValue))
+        }
         if delivery.missedCount > 0 { fields.append(("CHIME_MISSED", String(delivery.missedCount))) }
         if delivery.isSnoozed { fields.append(("CHIME_SNOOZED", "1")) }
         if let badge = delivery.badge { fields.append(("CHIME_BADGE", String(badge))) }

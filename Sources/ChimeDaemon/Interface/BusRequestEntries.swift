@@ -26,7 +26,9 @@ public enum BusRequestEntries {
             if let value { result.append((key, .string(value))) }
         }
         add("Body", notification.body.isEmpty ? nil : notification.body)
-        add("Urgency", notification.urgency == .normal ? nil : notification.urgency.rawValue)
+        let level = notification.interruptionLevel
+        add("Urgency", notification.urgency == level.defaultUrgency ? nil : notification.urgency.rawValue)
+        add("InterruptionLevel", level == .active ? nil : level.rawValue)
         add("Icon", notification.icon)
         add("Category", notification.category)
         add("Sound", notification.sound)
