@@ -100,7 +100,7 @@ final class ApplicationInterface: @unchecked Sendable {
         }
         let info = delivery.notification.info
         if !["snooze", "dismiss"].contains(action) {
-            activate(appID, id: id, action: action, info: info, on: connection)
+            ApplicationActivator(log: log).activate(appID, id: id, action: action, info: info, on: connection)
         }
         connection.emitSignal(path: Self.path, interface: Self.interface, member: "ActionInvoked") { writer in
             try writer.append(appID)
@@ -114,43 +114,6 @@ final class ApplicationInterface: @unchecked Sendable {
                 try writer.closeContainer()
             }
             try writer.closeContainer()
-        }
-    }
-
-    /// Starts or wakes the application as the Desktop Entry specification has D-Bus-activatable applications
-    /// activated: `org.freedesktop.Application` at its bus name and the path made of it (`org.example.App` →
-    /// `/org/example/App`), `Activate` for the bubble itself and `ActivateAction(action, [id])` for an action. The
-    /// platform data carries the request (`chime-id`, `chime-action`, `chime-info` as `KEY=VALUE` strings): the
-    /// application's "launched from a notification". A failure (no such application) is logged.
-    private func activate(
-        _ appID: String, id: String, action: String, info: [(key: String, value: String)], on connection: BusConnection
-    ) {
-        let path = "/" + appID.replacingOccurrences(of: ".", with: "/").replacingOccurrences(of: "-", with: "_")
-        let platformData: [(key: String, value: BusValue)] = [
-            ("chime-id", .string(id)), ("chime-action", .string(action)),
-            ("chime-info", .strings(info.map { "\($0.key)=\($0.value)" })),
-        ]
-        let log = self.log
-        Task {
-            do {
-                try await connection.call(
-                    destination: appID, path: path, interface: "org.freedesktop.Application",
-                    member: action == "default" ? "Activate" : "ActivateAction",
-                    arguments: { writer in
-                        if action != "default" {
-                            try writer.append(action)
-                            try writer.openContainer("a", contents: "v")
-                            try writer.append(variant: .string(id))
-                            try writer.closeContainer()
-                        }
-                        try writer.append(dictionary: platformData)
-                    }, reply: { _ in () })
-            } catch {
-                log.record(
-                    DaemonEvent(
-                        .systemError, "Cannot activate \(appID) for the user's answer to \(id) (\(action)): \(error)",
-                        priority: .warning))
-            }
         }
     }
 
@@ -356,18 +319,9 @@ final class ApplicationInterface: @unchecked Sendable {
     /// and the occurrence's time.
     private func getDelivered(_ call: BusMethodCall, appID: String) {
         guard Self.accepts(appID, answering: call) else { return }
-        let prefix = ApplicationRequests.scheduleID(appID: appID, id: "")
-        let backends = registry.showing
+        let shown = ShownRequests(backends: registry.showing, appID: appID)
         Task {
-            var shown: [Delivery] = []
-            for backend in backends { shown += await backend.shown() }
-            let delivered = shown.filter { $0.notification.id.hasPrefix(prefix) }.map { delivery in
-                (
-                    id: String(delivery.notification.id.dropFirst(prefix.count)),
-                    content: BusRequestEntries.content(of: delivery.notification),
-                    fire: delivery.fireTime.epochMicroseconds
-                )
-            }
+            let delivered = await shown.list()
             call.reply { writer in
                 try writer.openContainer("a", contents: "(sa{sv}x)")
                 for notification in delivered {
@@ -386,18 +340,9 @@ final class ApplicationInterface: @unchecked Sendable {
     /// closed.
     private func removeDelivered(_ call: BusMethodCall, appID: String, ids: [String]?) {
         guard Self.accepts(appID, answering: call) else { return }
-        let prefix = ApplicationRequests.scheduleID(appID: appID, id: "")
-        let backends = registry.showing
+        let shown = ShownRequests(backends: registry.showing, appID: appID)
         Task {
-            for backend in backends {
-                let closing =
-                    if let ids {
-                        Set(ids.map { prefix + $0 })
-                    } else {
-                        Set(await backend.shown().map(\.notification.id).filter { $0.hasPrefix(prefix) })
-                    }
-                await backend.close(notifications: closing)
-            }
+            await shown.close(ids)
             call.reply()
         }
     }
@@ -464,86 +409,4 @@ final class ApplicationInterface: @unchecked Sendable {
         scheduler.withdraw(removing.map { ApplicationRequests.scheduleID(appID: appID, id: $0) })
         reporter.requestsChanged { call.reply() }
     }
-
-    /// The introspection data, as installed in /usr/share/dbus-1/interfaces (dbus/org.chime.Notifications1.xml).
-    static let introspection = """
-        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
-        <!-- chime's application interface: applications schedule their own notifications through chimed (org.chime.Notifications1(5)). -->
-        <node>
-          <interface name="org.chime.Notifications1">
-            <!-- Schedules (or replaces) APP_ID's request ID; returns its next fire in microseconds since the epoch, -1 when nothing is ahead (then nothing is kept). -->
-            <method name="Add">
-              <arg name="app_id" type="s" direction="in"/>
-              <arg name="id" type="s" direction="in"/>
-              <arg name="content" type="a{sv}" direction="in"/>
-              <arg name="trigger" type="a{sv}" direction="in"/>
-              <arg name="next_usec" type="x" direction="out"/>
-            </method>
-            <!-- APP_ID's requests with something ahead: id, content, trigger, next fire. -->
-            <method name="GetPending">
-              <arg name="app_id" type="s" direction="in"/>
-              <arg name="requests" type="a(sa{sv}a{sv}x)" direction="out"/>
-            </method>
-            <method name="RemovePending">
-              <arg name="app_id" type="s" direction="in"/>
-              <arg name="ids" type="as" direction="in"/>
-            </method>
-            <method name="RemoveAllPending">
-              <arg name="app_id" type="s" direction="in"/>
-            </method>
-            <!-- APP_ID's notifications the desktop still shows: id, content, the occurrence's time. -->
-            <method name="GetDelivered">
-              <arg name="app_id" type="s" direction="in"/>
-              <arg name="notifications" type="a(sa{sv}x)" direction="out"/>
-            </method>
-            <!-- Closes the bubbles of IDS (unknown ids are ignored). -->
-            <method name="RemoveDelivered">
-              <arg name="app_id" type="s" direction="in"/>
-              <arg name="ids" type="as" direction="in"/>
-            </method>
-            <method name="RemoveAllDelivered">
-              <arg name="app_id" type="s" direction="in"/>
-            </method>
-            <!-- The application's badge: the number on its launcher entry (application://APP_ID.desktop). -->
-            <method name="SetBadge">
-              <arg name="app_id" type="s" direction="in"/>
-              <arg name="count" type="u" direction="in"/>
-            </method>
-            <method name="GetBadge">
-              <arg name="app_id" type="s" direction="in"/>
-              <arg name="count" type="u" direction="out"/>
-            </method>
-            <!-- What may be presented (alert, sound, badge: b), the backends a request without Deliver= goes to (as), and the desktop's notification server (desktop: s). -->
-            <method name="GetSettings">
-              <arg name="app_id" type="s" direction="in"/>
-              <arg name="settings" type="a{sv}" direction="out"/>
-            </method>
-            <!-- A request was handed to its backends; fire_usec is the occurrence's time. -->
-            <signal name="Delivered">
-              <arg name="app_id" type="s"/>
-              <arg name="id" type="s"/>
-              <arg name="fire_usec" type="x"/>
-            </signal>
-            <!-- The user chose an action on the bubble ("default" for the bubble itself); info is the request's Info=. -->
-            <signal name="ActionInvoked">
-              <arg name="app_id" type="s"/>
-              <arg name="id" type="s"/>
-              <arg name="action" type="s"/>
-              <arg name="info" type="a{ss}"/>
-            </signal>
-            <!-- The user closed the bubble. -->
-            <signal name="Dismissed">
-              <arg name="app_id" type="s"/>
-              <arg name="id" type="s"/>
-            </signal>
-          </interface>
-          <interface name="org.freedesktop.DBus.Introspectable">
-            <method name="Introspect">
-              <arg name="xml_data" type="s" direction="out"/>
-            </method>
-          </interface>
-        </node>
-
-        """
 }
