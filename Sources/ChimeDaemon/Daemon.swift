@@ -55,7 +55,8 @@ public final class Daemon: @unchecked Sendable {
         dispatcher = Dispatcher(backends: [], defaultBackends: ["journal"], clock: SystemWallClock(), log: log)
         scheduler = Scheduler(
             clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: dispatcher, log: log,
-            store: FileHistoryStore(directory: options.stateDirectory))
+            store: FileHistoryStore(directory: options.stateDirectory),
+            snoozeStore: FileSnoozeStore(directory: options.stateDirectory, log: log))
         let answers = NotificationAnswers(
             queue: queue, scheduler: scheduler, clock: clock, log: log, environment: environment)
         let registry = BackendRegistry(

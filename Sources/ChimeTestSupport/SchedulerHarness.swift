@@ -11,12 +11,15 @@ public struct SchedulerHarness {
     public let log = RecordingEventLog()
     public let scheduler: Scheduler
 
-    /// A scheduler whose clock starts at `clock`'s now, over `store` (what a restart finds).
-    public init(clock: ManualClock, store: any HistoryStore = MemoryHistoryStore()) {
+    /// A scheduler whose clock starts at `clock`'s now, over `store` and `snoozeStore` (what a restart finds).
+    public init(
+        clock: ManualClock, store: any HistoryStore = MemoryHistoryStore(), snoozeStore: (any SnoozeStore)? = nil
+    ) {
         self.clock = clock
         timer = clock.makeTimer()
         dispatcher = RecordingDispatcher(clock: clock)
-        scheduler = Scheduler(clock: clock, timer: timer, dispatcher: dispatcher, log: log, store: store)
+        scheduler = Scheduler(
+            clock: clock, timer: timer, dispatcher: dispatcher, log: log, store: store, snoozeStore: snoozeStore)
     }
 
     /// A scheduler whose clock starts at `start`, a timestamp as `TestDate.timestamp` reads it.

@@ -130,8 +130,20 @@ struct ChimedDesktopTests {
         let delay = try #require(again["time"] as? Double) - chosen
         #expect(delay >= 1.9 && delay < 8, "snoozed for \(delay) s")
 
+        // Snoozed again, then chimed restarts: the snooze was kept, and comes once.
+        try await Self.choose("snooze", on: try #require(again["id"] as? Int), bus: bus)
+        #expect(waitFor({ process.standardError.components(separatedBy: "snoozed until").count == 3 }, timeout: 10))
         process.signal(SIGTERM)
         #expect(process.wait(timeout: 10) == 0)
+        let restarted = try RunningProcess(
+            chimed, Self.arguments(directory),
+            environment: ["NOTIFY_SOCKET": notify.path, "TZ": "Europe/Berlin", "DBUS_SESSION_BUS_ADDRESS": bus.address])
+        defer { restarted.wait(timeout: 0) }
+        let afterRestart = Self.notifyCalls(server, 3)
+        try #require(afterRestart.count == 3, "the snooze did not survive the restart: \(restarted.standardError)")
+        #expect(afterRestart[2]["summary"] as? String == "Exam: Linear Algebra")
+        restarted.signal(SIGTERM)
+        #expect(restarted.wait(timeout: 10) == 0)
     }
 
     /// An action with `ExecAction=` runs its program with the notification and `CHIME_ACTION=` in its environment;

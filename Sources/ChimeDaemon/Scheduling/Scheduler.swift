@@ -55,8 +55,9 @@ public final class Scheduler: @unchecked Sendable {
     private var reportedSkips: Set<String> = []
     /// Makes the store's records durable, and says when it cannot.
     private let stateWriter: StateWriter
-    /// Re-deliveries the user asked for with `snooze`.
+    /// Re-deliveries the user asked for with `snooze`, kept across restarts in `snoozeStore`.
     private var snoozes = SnoozeList()
+    private let snoozeStore: (any SnoozeStore)?
     /// Runs after each fire has been handled (deliveries made, timer re-armed).
     public var afterFire: (() -> Void)?
     /// Runs for each delivery just before it is handed off, and may complete it (the daemon sets the badge).
@@ -72,7 +73,7 @@ public final class Scheduler: @unchecked Sendable {
     ///   - store: what survives a restart; the scheduler starts from what it holds.
     public init(
         clock: any WallClock, timer: any WallTimer, dispatcher: any DeliveryDispatching, log: any EventLog,
-        store: any HistoryStore
+        store: any HistoryStore, snoozeStore: (any SnoozeStore)? = nil
     ) {
         self.clock = clock
         self.timer = timer
@@ -80,6 +81,10 @@ public final class Scheduler: @unchecked Sendable {
         self.log = log
         self.store = store
         stateWriter = StateWriter(store: store, clock: clock, log: log)
+        self.snoozeStore = snoozeStore
+        // Snoozes from before a restart: the first install drops those of notifications gone meanwhile, and one
+        // that fell due while chimed was down is delivered at once, late.
+        for kept in snoozeStore?.load() ?? [] { snoozes.insert(kept.id, due: kept.due) }
         let (stored, problems) = store.load()
         histories = stored
         for problem in problems { log.record(DaemonEvent(.stateError, problem, priority: .warning)) }
@@ -168,7 +173,9 @@ public final class Scheduler: @unchecked Sendable {
             listed = listedSource.map { isListed in pinned.filter { isListed(entries[$0].source) } } ?? pinned
         }
         if !snoozes.isEmpty {
+            let before = snoozes.all.count
             snoozes.keepOnly(Set(entries.filter(\.notification.isEnabled).map(\.notification.id)))
+            if snoozes.all.count != before { saveSnoozes() }
         }
         if isFirstInstall { redeliverInterrupted(loaded) }
         if processedThrough == nil { processedThrough = now }
@@ -218,7 +225,9 @@ public final class Scheduler: @unchecked Sendable {
             withdrawn.insert(id)
         }
         guard !withdrawn.isEmpty else { return }
+        let before = snoozes.all.count
         snoozes.drop(withdrawn)
+        if snoozes.all.count != before { saveSnoozes() }
         rearm()
     }
 
@@ -427,13 +436,22 @@ public final class Scheduler: @unchecked Sendable {
         else { return nil }
         let due = clock.now().epochMicroseconds + duration.wholeMicroseconds
         snoozes.insert(id, due: due)
+        saveSnoozes()
         rearm()
         return Date(epochMicroseconds: due)
     }
 
+    private func saveSnoozes() {
+        snoozeStore?.save(snoozes.all)
+    }
+
     /// Re-delivers what was snoozed until `now`.
     private func deliverSnoozes(dueBy now: Int64) {
-        for first in snoozes.takeDue(by: now) {
+        let due = snoozes.takeDue(by: now)
+        guard !due.isEmpty else { return }
+        // Kept without them before they are handed off, so that a restart does not deliver them again.
+        saveSnoozes()
+        for first in due {
             // The latest entry of the id: one that `place` replaced comes before it.
             guard let entry = entries.last(where: { $0.notification.id == first.id }) else { continue }
             var delivery = Delivery(notification: entry.notification, fireTime: Date(epochMicroseconds: first.due))

@@ -1,11 +1,14 @@
 /// Re-deliveries the user asked for with `snooze`, earliest first, as instants in microseconds since the epoch.
 ///
-/// Kept in memory only: a snooze does not outlive the daemon, and it never touches the history (it is not an
-/// occurrence of the trigger).
+/// It never touches the history (a snooze is not an occurrence of the trigger); the scheduler keeps it across
+/// restarts in a `SnoozeStore`.
 struct SnoozeList {
     private var snoozes: [(due: Int64, id: String)] = []
 
     var isEmpty: Bool { snoozes.isEmpty }
+
+    /// Every pending snooze, earliest first.
+    var all: [(due: Int64, id: String)] { snoozes }
 
     /// When the earliest is due.
     var firstDue: Int64? { snoozes.first?.due }
