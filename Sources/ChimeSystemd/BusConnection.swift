@@ -28,19 +28,21 @@ public final class BusConnection: @unchecked Sendable {
     public static func sessionBusAddress(environment: [String: String]) -> String? {
         if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return address }
         guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else { return nil }
-        var status = stat()
-        guard stat(runtime + "/bus", &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return nil }
-        return "unix:path=" + runtime + "/bus"
+        return socketAddress(runtime + "/bus")
     }
 
     /// The address of the system bus: `DBUS_SYSTEM_BUS_ADDRESS`, else the well-known socket (as
     /// `sd_bus_open_system` does) when it exists; `nil` on a machine without a system bus.
     public static func systemBusAddress(environment: [String: String]) -> String? {
         if let address = environment["DBUS_SYSTEM_BUS_ADDRESS"], !address.isEmpty { return address }
+        return socketAddress("/run/dbus/system_bus_socket")
+    }
+
+    /// `unix:path=PATH` when `path` is a socket.
+    private static func socketAddress(_ path: String) -> String? {
         var status = stat()
-        let socket = "/run/dbus/system_bus_socket"
-        guard stat(socket, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return nil }
-        return "unix:path=" + socket
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return nil }
+        return "unix:path=" + path
     }
 
     /// Connects to the bus at `address` as a bus client (`sd_bus_new`, `sd_bus_set_address`,

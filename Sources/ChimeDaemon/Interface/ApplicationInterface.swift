@@ -182,6 +182,14 @@ final class ApplicationInterface: @unchecked Sendable {
             call.reply(error: "org.freedesktop.DBus.Error.InvalidArgs", "\(error)")
             return
         }
+        // Every method names the application first: a name that is no desktop-file id is refused before anybody is
+        // asked about the caller.
+        guard ApplicationRequests.isValidAppID(appID) else {
+            call.reply(
+                error: Failure.invalidArgument.name,
+                "Invalid app_id '\(appID)': use a desktop-file id such as org.example.Reminders.")
+            return
+        }
         guard let authorization, let callers else { return }
         let queue = self.queue
         callers.with(call.sender) { result in
@@ -292,7 +300,6 @@ final class ApplicationInterface: @unchecked Sendable {
     }
 
     private func getPending(_ call: BusMethodCall, appID: String) {
-        guard Self.accepts(appID, answering: call) else { return }
         let prefix = ApplicationRequests.scheduleID(appID: appID, id: "")
         let pending = scheduler.pending(idPrefix: prefix).map { item in
             let (content, trigger) = BusRequestEntries.of(fileAt: item.source)
@@ -318,7 +325,6 @@ final class ApplicationInterface: @unchecked Sendable {
     /// The application's notifications a backend still shows (the desktop's bubbles), oldest first: id, content
     /// and the occurrence's time.
     private func getDelivered(_ call: BusMethodCall, appID: String) {
-        guard Self.accepts(appID, answering: call) else { return }
         let shown = ShownRequests(backends: registry.showing, appID: appID)
         Task {
             let delivered = await shown.list()
@@ -339,7 +345,6 @@ final class ApplicationInterface: @unchecked Sendable {
     /// Closes the bubbles of the application's notifications `ids` (all of them for `nil`); answers once they are
     /// closed.
     private func removeDelivered(_ call: BusMethodCall, appID: String, ids: [String]?) {
-        guard Self.accepts(appID, answering: call) else { return }
         let shown = ShownRequests(backends: registry.showing, appID: appID)
         Task {
             await shown.close(ids)
@@ -347,18 +352,8 @@ final class ApplicationInterface: @unchecked Sendable {
         }
     }
 
-    /// Whether `appID` is a desktop-file id; if not, `call` is answered with the error.
-    private static func accepts(_ appID: String, answering call: BusMethodCall) -> Bool {
-        guard ApplicationRequests.isValidAppID(appID) else {
-            call.reply(error: Failure.invalidArgument.name, "Invalid app_id '\(appID)'.")
-            return false
-        }
-        return true
-    }
-
     /// Sets the application's badge: its launcher entry's number, not chime's.
     private func setBadge(_ call: BusMethodCall, appID: String, count: UInt32) {
-        guard Self.accepts(appID, answering: call) else { return }
         do {
             try badges.set(Int(min(count, 1_000_000_000)), for: appID)
             call.reply()
@@ -368,7 +363,6 @@ final class ApplicationInterface: @unchecked Sendable {
     }
 
     private func getBadge(_ call: BusMethodCall, appID: String) {
-        guard Self.accepts(appID, answering: call) else { return }
         let count = UInt32(clamping: badges.count(of: appID))
         call.reply { try $0.append(.uint32(count)) }
     }
@@ -377,7 +371,6 @@ final class ApplicationInterface: @unchecked Sendable {
     /// desktop's notification server as chimed sees it: the settings an iOS app reads with
     /// `getNotificationSettings`.
     private func getSettings(_ call: BusMethodCall, appID: String) {
-        guard Self.accepts(appID, answering: call) else { return }
         let configuration = rebuilder.configuration
         var settings: [(key: String, value: BusValue)] = [
             ("alert", .boolean(configuration.presentation.alert)),
@@ -395,7 +388,6 @@ final class ApplicationInterface: @unchecked Sendable {
     }
 
     private func remove(_ call: BusMethodCall, appID: String, ids: [String]?) {
-        guard Self.accepts(appID, answering: call) else { return }
         let removing = ids ?? requests.ids(appID: appID)
         guard requests.remove(appID: appID, ids: removing) else {
             call.reply()

@@ -5,7 +5,8 @@ import Foundation
 /// An `Add` call's request written as the notification file chimed stores and validates as it does any file:
 /// `content` holds keys of `[Notification]`, `trigger` keys of `[Trigger]`, their values written as in a file.
 ///
-/// A bus caller is told, not warned: an unknown key, a value of the wrong type, `ExecAction` (nothing a caller sends
+/// `appID` is a desktop-file id (`ApplicationInterface` refuses any other before this). A bus caller is told, not
+/// warned: an unknown key, a value of the wrong type, `ExecAction` (nothing a caller sends
 /// becomes a command chimed runs) and anything the loader would warn about are errors, and nothing is stored.
 struct BusRequest: Sendable {
     /// The notification file.
@@ -21,10 +22,6 @@ struct BusRequest: Sendable {
         appID: String, id: String, content: [(key: String, value: BusValue)],
         trigger: [(key: String, value: BusValue)], loader: NotificationLoader
     ) throws(Invalid) {
-        guard ApplicationRequests.isValidAppID(appID) else {
-            throw Invalid(
-                description: "Invalid app_id '\(appID)': use a desktop-file id such as org.example.Reminders.")
-        }
         guard NotificationLoader.isValidID(id) else {
             throw Invalid(description: "Invalid id '\(id)': use letters, digits and '-_.@:', at most 255 bytes.")
         }

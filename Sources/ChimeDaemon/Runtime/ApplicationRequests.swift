@@ -58,11 +58,6 @@ public struct ApplicationRequests: Sendable {
         "\(directory)/\(appID)/\(id).notification"
     }
 
-    /// Whether `source` (a loaded notification's file) is an application's request.
-    public func contains(_ source: String) -> Bool {
-        source.hasPrefix(directory + "/")
-    }
-
     /// Stores `text` as `appID`'s request `id`, replacing one of the same id.
     public func store(_ text: String, appID: String, id: String) throws {
         try FileManager.default.createDirectory(

@@ -52,10 +52,10 @@ final class ScheduleRebuilder: @unchecked Sendable {
         self.log = log
     }
 
-    /// The backends of notifications without `Deliver=`.
     /// Whether a schedule is being loaded (or another load waits): what it installs may predate a change made now.
     var isLoading: Bool { isRebuilding || rebuildPending }
 
+    /// The backends of notifications without `Deliver=`.
     var defaultBackends: [String] { configuration.backendsWithoutDeliver(override: options.defaultBackends) }
 
     /// Starts a rebuild for `reason`; while one is loading, further requests collapse into one more.

@@ -173,9 +173,7 @@ public final class Scheduler: @unchecked Sendable {
             listed = listedSource.map { isListed in pinned.filter { isListed(entries[$0].source) } } ?? pinned
         }
         if !snoozes.isEmpty {
-            let before = snoozes.all.count
-            snoozes.keepOnly(Set(entries.filter(\.notification.isEnabled).map(\.notification.id)))
-            if snoozes.all.count != before { saveSnoozes() }
+            if snoozes.keepOnly(Set(entries.filter(\.notification.isEnabled).map(\.notification.id))) { saveSnoozes() }
         }
         if isFirstInstall { redeliverInterrupted(loaded) }
         if processedThrough == nil { processedThrough = now }
@@ -225,9 +223,7 @@ public final class Scheduler: @unchecked Sendable {
             withdrawn.insert(id)
         }
         guard !withdrawn.isEmpty else { return }
-        let before = snoozes.all.count
-        snoozes.drop(withdrawn)
-        if snoozes.all.count != before { saveSnoozes() }
+        if snoozes.drop(withdrawn) { saveSnoozes() }
         rearm()
     }
 

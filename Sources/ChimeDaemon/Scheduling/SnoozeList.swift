@@ -29,13 +29,17 @@ struct SnoozeList {
         return Array(snoozes.prefix(count))
     }
 
-    /// Drops the snoozes of the notifications `ids` (taken out of the schedule).
-    mutating func drop(_ ids: Set<String>) {
+    /// Drops the snoozes of the notifications `ids` (taken out of the schedule). Returns whether any went.
+    mutating func drop(_ ids: Set<String>) -> Bool {
+        let before = snoozes.count
         snoozes.removeAll { ids.contains($0.id) }
+        return snoozes.count != before
     }
 
-    /// Drops the snoozes of notifications not in `ids` (removed or disabled by a rebuild).
-    mutating func keepOnly(_ ids: Set<String>) {
+    /// Drops the snoozes of notifications not in `ids` (removed or disabled by a rebuild). Returns whether any went.
+    mutating func keepOnly(_ ids: Set<String>) -> Bool {
+        let before = snoozes.count
         snoozes.removeAll { !ids.contains($0.id) }
+        return snoozes.count != before
     }
 }
