@@ -342,6 +342,11 @@ struct StatusCommand: Command {
                     lines.add("Next:", "\(first.id) at \(first.nextLocal) (\(left))")
                 }
                 lines.add("Badge:", String(snapshot?["badge"] as? Int ?? 0))
+                if let quiet = snapshot?["quiet"] as? [String: Any], quiet["quiet"] as? Bool == true {
+                    let until = (quiet["until_local"] as? String).map { " until \($0)" } ?? ""
+                    let reasons = (quiet["reasons"] as? [String] ?? []).joined(separator: ", ")
+                    lines.add("Quiet:", "yes (\(reasons))\(until), \(quiet["held"] as? Int ?? 0) held")
+                }
                 let rebuilt = lastRebuild.flatMap(Timestamp.parseISO8601).flatMap {
                     Timestamp.format($0, zone: context.localZone)
                 }

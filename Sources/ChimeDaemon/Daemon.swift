@@ -53,8 +53,12 @@ public final class Daemon: @unchecked Sendable {
         let clock = self.clock
         messages = ServiceManagerMessages(log: log)
         dispatcher = Dispatcher(backends: [], defaultBackends: ["journal"], clock: SystemWallClock(), log: log)
+        let focus = FocusGate(
+            target: dispatcher, clock: clock, timer: DispatchWallTimer(queue: queue), log: log,
+            store: FileHeldDeliveryStore(directory: options.stateDirectory, log: log),
+            later: { queue.async(execute: $0) })
         scheduler = Scheduler(
-            clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: dispatcher, log: log,
+            clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: focus, log: log,
             store: FileHistoryStore(directory: options.stateDirectory),
             snoozeStore: FileSnoozeStore(directory: options.stateDirectory, log: log))
         let answers = NotificationAnswers(
@@ -66,12 +70,13 @@ public final class Daemon: @unchecked Sendable {
         let requests = ApplicationRequests(stateDirectory: options.stateDirectory)
         let added = AddedRequests(directories: [options.addedDirectory, requests.directory])
         let reporter = ScheduleReporter(
-            queue: queue, scheduler: scheduler, badge: badge, messages: messages, addedRequests: added,
-            options: options, clock: clock)
+            queue: queue, scheduler: scheduler, focus: focus, badge: badge, messages: messages,
+            addedRequests: added, options: options, clock: clock)
+        focus.changed = { reporter.scheduleChanged() }
         let rebuilder = ScheduleRebuilder(
             options: options, environment: environment, queue: queue, clock: clock, scheduler: scheduler,
-            dispatcher: dispatcher, registry: registry, badge: badge, reporter: reporter, messages: messages,
-            log: log)
+            dispatcher: dispatcher, focus: focus, registry: registry, badge: badge, reporter: reporter,
+            messages: messages, log: log)
         self.rebuilder = rebuilder
         let appBadges = ApplicationBadges(
             requests: requests, environment: environment, log: log,

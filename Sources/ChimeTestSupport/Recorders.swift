@@ -7,6 +7,7 @@ public final class RecordingDispatcher: DeliveryDispatching, @unchecked Sendable
     public struct Record: Sendable {
         public var id: String
         public var title: String
+        public var body: String
         public var fireTime: Date
         public var handedOffAt: Date
         public var missedCount: Int
@@ -22,7 +23,8 @@ public final class RecordingDispatcher: DeliveryDispatching, @unchecked Sendable
     public func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void) {
         defer { finished() }
         let record = Record(
-            id: delivery.notification.id, title: delivery.notification.title, fireTime: delivery.fireTime,
+            id: delivery.notification.id, title: delivery.notification.title, body: delivery.notification.body,
+            fireTime: delivery.fireTime,
             handedOffAt: clock.now(),
             missedCount: delivery.missedCount)
         list.withLock { $0.append(record) }

@@ -238,3 +238,80 @@ import Testing
                 == "alert, sound, badge not allowed")
     }
 }
+
+/// chimed.conf's `[Quiet]` windows and `[Focus]` policy.
+@Suite struct FocusConfigurationTests {
+    static let berlin = try! ZoneDatabase.system.rules(named: "Europe/Berlin")
+
+    @Test func quietWindowsAndThePolicyAreRead() {
+        let configuration = DaemonConfiguration(
+            parsing: """
+                [Focus]
+                Passive=drop
+                Active=journal
+                TimeSensitive=hold
+                Release=each
+                FollowDesktop=no
+
+                [Quiet]
+                OnCalendar=Mon..Fri 22:00
+                OnCalendar=Sat,Sun 23:30
+                LengthSec=8h 30min
+
+                [Quiet]
+                OnCalendar=*-*-* 13:00
+                LengthSec=1h
+                TimeZone=Asia/Kolkata
+                """, path: "/etc/chime/chimed.conf", systemZone: Self.berlin)
+        #expect(configuration.diagnostics.isEmpty)
+        let focus = configuration.focus
+        #expect(focus.policy.passive == .drop && focus.policy.active == .journal && focus.policy.timeSensitive == .hold)
+        #expect(focus.policy.release == .each)
+        #expect(!focus.followsDesktop)
+        #expect(focus.hours.windows.map(\.text) == ["Mon..Fri 22:00", "Sat,Sun 23:30", "*-*-* 13:00"])
+        #expect(focus.hours.windows.map(\.length) == [30_600_000_000, 30_600_000_000, 3_600_000_000])
+        #expect(focus.hours.windows.map { $0.zone?.name } == [nil, nil, "Asia/Kolkata"])
+        #expect(
+            focus.description
+                == "quiet hours: Mon..Fri 22:00 for 8h 30min, Sat,Sun 23:30 for 8h 30min, *-*-* 13:00 for 1h; while "
+                + "quiet, passive: drop, active: journal, time-sensitive: hold, critical: pass; release: each; the "
+                + "desktop's do-not-disturb is not followed")
+        // Without the sections: no quiet hours, passive and active held, time-sensitive passed, a summary.
+        #expect(DaemonConfiguration(parsing: "", path: "chimed.conf").focus == FocusSettings())
+    }
+
+    @Test(arguments: [
+        (
+            "[Quiet]\nOnCalendar=22:00\n",
+            "chimed.conf:1:1: [Quiet] needs LengthSec=, how long each window lasts; "
+                + "ignoring this [Quiet]."
+        ),
+        (
+            "[Quiet]\nLengthSec=8h\n",
+            "chimed.conf:1:1: [Quiet] needs OnCalendar=, when each window begins; ignoring this [Quiet]."
+        ),
+        (
+            "[Quiet]\nOnCalendar=22:00\nLengthSec=0\n",
+            "chimed.conf:3:11: Invalid LengthSec= '0': expected a time span "
+                + "above zero such as 8h or 30min; ignoring this [Quiet]."
+        ),
+        (
+            "[Quiet]\nOnCalendar=22:77\nLengthSec=8h\n",
+            "chimed.conf:2:12: Invalid OnCalendar= '22:77': The minute 77 is out of range; ignoring it."
+        ),
+        (
+            "[Quiet]\nOnCalendar=22:00\nLengthSec=8h\nTimeZone=Mars/Olympus\n",
+            "chimed.conf:4:10: Unknown time zone 'Mars/Olympus' in TimeZone=; ignoring this [Quiet]."
+        ),
+        (
+            "[Focus]\nActive=mute\n",
+            "chimed.conf:2:8: Invalid Active= 'mute': expected hold, journal, drop or pass; ignoring."
+        ),
+        ("[Focus]\nRelease=all\n", "chimed.conf:2:9: Invalid Release= 'all': expected summary or each; ignoring."),
+    ])
+    func aBrokenValueIsReportedWhereItIsAndIgnored(text: String, diagnostic: String) {
+        let configuration = DaemonConfiguration(parsing: text, path: "chimed.conf", systemZone: Self.berlin)
+        #expect(configuration.diagnostics.map(\.description) == ["\(diagnostic)"])
+        #expect(configuration.focus == FocusSettings())
+    }
+}

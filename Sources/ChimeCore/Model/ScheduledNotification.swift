@@ -34,6 +34,11 @@ public struct ScheduledNotification: Sendable, Equatable {
     public struct Action: Sendable, Equatable {
         public var key: String
         public var label: String
+
+        public init(key: String, label: String) {
+            self.key = key
+            self.label = label
+        }
     }
 
     /// `Badge=`: set the badge to a number, change it by a number, or clear it.

@@ -19,6 +19,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// `[Daemon] MaxRequestsPerApp=`: the most requests one application may have pending (`Add` on the bus).
     public var maximumRequestsPerApp = ApplicationRequests.defaultMaximumPerApp
     public var presentation = PresentationSettings()
+    /// `[Quiet]` and `[Focus]`.
+    public var focus = FocusSettings()
     public var desktop = DesktopSettings()
     /// The `command` backends: the built-in one (named `command`) first, then the named ones in file order.
     public var commands: [CommandSettings] = [CommandSettings()]
@@ -45,7 +47,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         a.defaultBackends == b.defaultBackends && a.generatorTimeout == b.generatorTimeout
             && a.generatorOutputLimit == b.generatorOutputLimit && a.maximumNotifications == b.maximumNotifications
             && a.maximumRequestsPerApp == b.maximumRequestsPerApp && a.presentation == b.presentation
-            && a.desktop == b.desktop
+            && a.focus == b.focus && a.desktop == b.desktop
             && a.commands == b.commands && a.webhooks == b.webhooks && a.paths == b.paths
             && a.diagnostics == b.diagnostics
     }
@@ -61,6 +63,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public static let knownKeys: [String: Set<String>] = [
         "Daemon": ["Deliver", "GeneratorTimeoutSec", "GeneratorMaxOutput", "MaxNotifications", "MaxRequestsPerApp"],
         "Presentation": ["Alert", "Sound", "Badge"],
+        "Focus": ["Passive", "Active", "TimeSensitive", "Release", "FollowDesktop"],
+        "Quiet": ["OnCalendar", "LengthSec", "TimeZone"],
         "Desktop": ["AppName", "DesktopEntry", "ExpireSec", "Fallback"],
         "Command": ["Name", "Exec", "TimeoutSec"],
         "Webhook": ["Name", "URL", "Header", "TimeoutSec", "Retries", "RetrySec", "RetryMaxSec"],
@@ -72,11 +76,12 @@ extension DaemonConfiguration {
     ///
     /// A file chimed must not trust (see `FileTrust`: it names commands that run as chimed's user) is refused with
     /// an error, like a notification file.
-    public static func load(directories: [String]) -> DaemonConfiguration {
-        load(directories: directories, trust: FileTrust())
+    /// - Parameter systemZone: the zone whose abbreviations (`CET`) may end a `[Quiet]` calendar event.
+    public static func load(directories: [String], systemZone: ZoneRules? = nil) -> DaemonConfiguration {
+        load(directories: directories, trust: FileTrust(), systemZone: systemZone)
     }
 
-    static func load(directories: [String], trust: FileTrust) -> DaemonConfiguration {
+    static func load(directories: [String], trust: FileTrust, systemZone: ZoneRules? = nil) -> DaemonConfiguration {
         var configuration = DaemonConfiguration()
         var unit = UnitFile()
         let fileManager = FileManager.default
@@ -109,15 +114,15 @@ extension DaemonConfiguration {
                         + "\(InputLimits.maximumDropIns) it may have; ignoring this one"
                         + (after > 0 ? " and the \(InputLimits.grouped(after)) after it." : ".")))
         }
-        configuration.apply(unit)
+        configuration.apply(unit, systemZone: systemZone ?? LocalZone.resolve(tz: nil))
         return configuration
     }
 
     /// Reads `text` as one chimed.conf (for tests and `chimed --check` of a single file).
-    public init(parsing text: String, path: String) {
+    public init(parsing text: String, path: String, systemZone: ZoneRules = .utc) {
         self.init()
         paths = [path]
-        apply(UnitFile(parsing: text, path: path))
+        apply(UnitFile(parsing: text, path: path), systemZone: systemZone)
     }
 
     private mutating func read(_ path: String, into unit: inout UnitFile, trust: FileTrust) {
@@ -157,7 +162,7 @@ extension DaemonConfiguration {
         unit.apply(dropIn: UnitFile(parsing: contents, path: path))
     }
 
-    private mutating func apply(_ unit: UnitFile) {
+    private mutating func apply(_ unit: UnitFile, systemZone: ZoneRules) {
         diagnostics += unit.diagnostics
         var reader = ConfigurationReader()
         for section in unit.sections {
@@ -205,6 +210,7 @@ extension DaemonConfiguration {
             }
         }
         reader.presentation(unit, into: &presentation)
+        reader.focus(unit, into: &focus, systemZone: systemZone)
         for section in unit.sections where section.name == "Desktop" {
             reader.desktop(section, into: &desktop)
         }
@@ -260,7 +266,7 @@ extension DaemonConfiguration {
 }
 
 /// Reads values of chimed.conf, collecting diagnostics.
-private struct ConfigurationReader {
+struct ConfigurationReader {
     var diagnostics: [UnitFileDiagnostic] = []
 
     mutating func error(_ location: UnitFileLocation, _ message: String) {

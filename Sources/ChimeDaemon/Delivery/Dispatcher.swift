@@ -118,14 +118,14 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
         }
     }
 
-    /// The fields every delivery event carries.
-    public static func fields(of delivery: Delivery, backend: String) -> [(name: String, value: String)] {
+    /// The fields every delivery event carries; `CHIME_BACKEND=` when it is about one backend.
+    public static func fields(of delivery: Delivery, backend: String?) -> [(name: String, value: String)] {
         let notification = delivery.notification
         var fields: [(name: String, value: String)] = [
             ("CHIME_ID", notification.id), ("CHIME_TITLE", notification.title),
             ("CHIME_FIRE_TIME", Timestamp.iso8601(delivery.fireTime, fraction: .microseconds)),
-            ("CHIME_BACKEND", backend),
         ]
+        if let backend { fields.append(("CHIME_BACKEND", backend)) }
         if !notification.body.isEmpty { fields.append(("CHIME_BODY", notification.body)) }
         if notification.interruptionLevel != .active {
             fields.append(("CHIME_INTERRUPTION_LEVEL", notification.interruptionLevel.rawValue))

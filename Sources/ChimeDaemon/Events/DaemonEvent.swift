@@ -20,6 +20,13 @@ public struct DaemonEvent: Sendable {
         case actionInvoked = "action-invoked"
         case closed
         case backends
+        case quietBegan = "quiet-began"
+        case quietEnded = "quiet-ended"
+        case held
+        case passedQuiet = "passed-quiet"
+        case released
+        case journalOnly = "journal-only"
+        case dropped
 
         /// The journal `MESSAGE_ID` of this kind of event (stable: tools filter by it).
         public var messageID: String {
@@ -39,6 +46,13 @@ public struct DaemonEvent: Sendable {
             case .actionInvoked: return "9641792c00934eaebfc610dd120d47a5"
             case .closed: return "788420d591e34bdd9d8957a7e376334a"
             case .backends: return "c6cf968d9b954dc9b9e3c1e5d93ac46d"
+            case .quietBegan: return "7bb2cbb306de44e78a91f319cc7aa96e"
+            case .quietEnded: return "7fe5a3feb29842dbb07896f68bfbe6cc"
+            case .held: return "fdb8053714c84c9ba47124795f08723f"
+            case .passedQuiet: return "84dc9ecee0b14e8bb535ccb120b9e76a"
+            case .released: return "22f368ac039349c8a49018e627ecbc10"
+            case .journalOnly: return "9979081120294fd88ef84c67a7d00e32"
+            case .dropped: return "37acdffdddd34218a3415bd3fbf0f31d"
             }
         }
 
@@ -47,8 +61,10 @@ public struct DaemonEvent: Sendable {
             switch self {
             case .deliveryFailed, .configError, .stateError: return .error
             case .missed, .skippedPast, .systemError: return .warning
-            case .clockChanged, .reloaded, .started, .stopping: return .notice
-            case .delivered, .caughtUp, .actionInvoked, .closed, .backends: return .info
+            case .clockChanged, .reloaded, .started, .stopping, .quietBegan, .quietEnded, .dropped: return .notice
+            case .delivered, .caughtUp, .actionInvoked, .closed, .backends, .held, .passedQuiet, .released,
+                .journalOnly:
+                return .info
             }
         }
     }

@@ -21,6 +21,7 @@ final class ScheduleReporter: @unchecked Sendable {
     var facts = RebuildFacts()
     private let queue: DispatchQueue
     private let scheduler: Scheduler
+    private let focus: FocusGate
     private let badge: InstanceBadge
     private let snapshot: SnapshotWriter
     private let messages: ServiceManagerMessages
@@ -40,11 +41,12 @@ final class ScheduleReporter: @unchecked Sendable {
     static let listedLimit = 1_000
 
     init(
-        queue: DispatchQueue, scheduler: Scheduler, badge: InstanceBadge, messages: ServiceManagerMessages,
-        addedRequests: AddedRequests, options: DaemonOptions, clock: any WallClock
+        queue: DispatchQueue, scheduler: Scheduler, focus: FocusGate, badge: InstanceBadge,
+        messages: ServiceManagerMessages, addedRequests: AddedRequests, options: DaemonOptions, clock: any WallClock
     ) {
         self.queue = queue
         self.scheduler = scheduler
+        self.focus = focus
         self.badge = badge
         self.snapshot = SnapshotWriter(path: options.snapshotPath)
         self.messages = messages
@@ -62,6 +64,8 @@ final class ScheduleReporter: @unchecked Sendable {
             text += "; nothing due"
         }
         if badge.count > 0 { text += "; badge: \(badge.count)" }
+        let quiet = focus.status
+        if quiet.isQuiet { text += "; quiet, \(quiet.held) held" }
         if let lastError = facts.lastError { text += "; last error: \(lastError)" }
         return text
     }
@@ -110,7 +114,7 @@ final class ScheduleReporter: @unchecked Sendable {
             pid: getpid(), instance: options.instance, lastRebuild: facts.lastRebuild,
             lastLoadStarted: facts.lastLoadStarted, rebuilds: facts.rebuilds, lastError: facts.lastError,
             configDirectories: options.configDirectories, problems: facts.problems,
-            defaultBackends: facts.defaultBackends, badge: badge.count)
+            defaultBackends: facts.defaultBackends, badge: badge.count, quiet: focus.status)
         snapshot.write(status: status, facts: snapshotFacts, now: clock.now())
     }
 }

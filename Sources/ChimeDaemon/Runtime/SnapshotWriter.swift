@@ -18,6 +18,7 @@ final class SnapshotWriter: @unchecked Sendable {
         var problems: [String]
         var defaultBackends: [String]
         var badge: Int
+        var quiet: QuietStatus?
     }
 
     static let version: Int64 = 1
@@ -113,6 +114,7 @@ final class SnapshotWriter: @unchecked Sendable {
                     })
             ),
             ("problems", .array(facts.problems.map(JSONValue.string))),
+            ("quiet", facts.quiet?.json ?? .null),
         ])
     }
 }

@@ -16,6 +16,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
     private let clock: any WallClock
     private let scheduler: Scheduler
     private let dispatcher: Dispatcher
+    private let focus: FocusGate
     private let registry: BackendRegistry
     private let badge: InstanceBadge
     private let reporter: ScheduleReporter
@@ -36,8 +37,8 @@ final class ScheduleRebuilder: @unchecked Sendable {
 
     init(
         options: DaemonOptions, environment: [String: String], queue: DispatchQueue, clock: any WallClock,
-        scheduler: Scheduler, dispatcher: Dispatcher, registry: BackendRegistry, badge: InstanceBadge,
-        reporter: ScheduleReporter, messages: ServiceManagerMessages, log: any EventLog
+        scheduler: Scheduler, dispatcher: Dispatcher, focus: FocusGate, registry: BackendRegistry,
+        badge: InstanceBadge, reporter: ScheduleReporter, messages: ServiceManagerMessages, log: any EventLog
     ) {
         self.options = options
         self.environment = environment
@@ -45,6 +46,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
         self.clock = clock
         self.scheduler = scheduler
         self.dispatcher = dispatcher
+        self.focus = focus
         self.registry = registry
         self.badge = badge
         self.reporter = reporter
@@ -81,14 +83,17 @@ final class ScheduleRebuilder: @unchecked Sendable {
         let generatorReuse = self.generatorReuse
         loadQueue.async {
             let started = clock.now()
-            let configuration = DaemonConfiguration.load(directories: options.configDirectories)
+            let zone = LocalZone.resolve(tz: environment["TZ"])
+            let configuration = DaemonConfiguration.load(directories: options.configDirectories, systemZone: zone)
+            let quietSwitch = Result { () throws(QuietSwitchFile.Unreadable) in
+                try QuietSwitchFile(stateDirectory: options.stateDirectory).read()
+            }
             var loader = ScheduleLoader(
                 sources: ScheduleLoader.instanceSources(
                     options: options, environment: environment, configuration: configuration,
                     generatorReuse: generatorReuse),
                 maximumNotifications: configuration.maximumNotifications)
             loader.knownBackends = configuration.backendNames
-            let zone = LocalZone.resolve(tz: environment["TZ"])
             let result = Result { () throws(ScheduleLoadError) in try loader.load(systemZone: zone) }
             // Named by some notification's Deliver=; the defaults are added where they are known, on the queue.
             var named = Set<String>()
@@ -98,6 +103,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
             let namedBackends = named
             self.queue.async {
                 self.apply(configuration, namedBackends: namedBackends)
+                self.applyFocus(configuration.focus, quietSwitch: quietSwitch, systemZone: zone)
                 self.finish(result, reason: reason, started: started)
             }
         }
@@ -133,7 +139,9 @@ final class ScheduleRebuilder: @unchecked Sendable {
                         + "[Daemon] Deliver=.", priority: .warning))
         }
         dispatcher.reconfigure(backends: backends, defaultBackends: defaultBackends)
-        let presentation = "Presentation: \(loaded.presentation)."
+        let presentation =
+            "Presentation: \(loaded.presentation)."
+            + (loaded.focus == FocusSettings() ? "" : " Focus: \(loaded.focus).")
         let inUse = namedBackends.union(defaultBackends)
         let log = self.log
         Task.detached(executorPreference: DaemonExecutor.shared) {
@@ -143,6 +151,20 @@ final class ScheduleRebuilder: @unchecked Sendable {
             }
             log.record(DaemonEvent(.backends, lines.joined(separator: " ")))
         }
+    }
+
+    /// Quiet hours, the policy and the user's switch, before the schedule is installed: what a catch-up delivers
+    /// at the install is already judged by them.
+    private func applyFocus(
+        _ settings: FocusSettings, quietSwitch: Result<QuietSwitch?, QuietSwitchFile.Unreadable>, systemZone: ZoneRules
+    ) {
+        var kept: QuietSwitch?
+        switch quietSwitch {
+        case .success(let value): kept = value
+        case .failure(let error):
+            log.record(DaemonEvent(.stateError, "\(error); ignoring the quiet switch", priority: .warning))
+        }
+        focus.configure(settings, quietSwitch: kept, systemZone: systemZone)
     }
 
     private func finish(_ result: Result<LoadedSchedule, ScheduleLoadError>, reason: String, started: Date) {
