@@ -21,6 +21,9 @@ public final class Daemon: @unchecked Sendable {
     private let scheduler: Scheduler
     private let rebuilder: ScheduleRebuilder
     private let applications: ApplicationInterface
+    private let focus: FocusGate
+    /// The desktop's do-not-disturb, followed by a user instance.
+    private var desktopFocus: DesktopDoNotDisturb?
     private var signalSources: [any DispatchSourceSignal] = []
     private var watchdog: (any DispatchSourceTimer)?
     private var monitors: [any Sendable] = []
@@ -53,7 +56,7 @@ public final class Daemon: @unchecked Sendable {
         let clock = self.clock
         messages = ServiceManagerMessages(log: log)
         dispatcher = Dispatcher(backends: [], defaultBackends: ["journal"], clock: SystemWallClock(), log: log)
-        let focus = FocusGate(
+        focus = FocusGate(
             target: dispatcher, clock: clock, timer: DispatchWallTimer(queue: queue), log: log,
             store: FileHeldDeliveryStore(directory: options.stateDirectory, log: log),
             later: { queue.async(execute: $0) })
@@ -125,7 +128,12 @@ public final class Daemon: @unchecked Sendable {
         queue.async { self.startWatchdog() }
         // Applications' calls are taken once the first schedule is in: a bus-activated chimed answers its first
         // call (which the bus holds until the name is taken) from the schedule it loaded.
-        queue.async { self.rebuilder.rebuild(reason: "start") { self.serveApplications() } }
+        queue.async {
+            self.rebuilder.rebuild(reason: "start") {
+                self.serveApplications()
+                self.followDesktopFocus()
+            }
+        }
         dispatchMain()
     }
 
@@ -148,6 +156,33 @@ public final class Daemon: @unchecked Sendable {
                     DaemonEvent(
                         .systemError,
                         "Cannot serve applications on the \(isSystemBus ? "system" : "session") bus \(address) "
+                            + "(\(error)), ignoring", priority: .warning))
+            }
+        }
+    }
+
+    /// An instance with a session bus (the user instance) follows the desktop's do-not-disturb there
+    /// (`DesktopDoNotDisturb`): on, it is quiet. A system service has no session bus, and nothing to follow.
+    private func followDesktopFocus() {
+        guard
+            let address = environment["DBUS_STARTER_ADDRESS"]
+                ?? BusConnection.sessionBusAddress(environment: environment)
+        else { return }
+        let queue = self.queue
+        let focus = self.focus
+        let monitor = DesktopDoNotDisturb(address: address) { source in
+            queue.async { focus.desktopChanged(source) }
+        }
+        desktopFocus = monitor
+        let log = self.log
+        Task {
+            do {
+                try await monitor.start()
+            } catch {
+                log.record(
+                    DaemonEvent(
+                        .systemError,
+                        "Cannot follow the desktop's do-not-disturb on the session bus \(address) "
                             + "(\(error)), ignoring", priority: .warning))
             }
         }

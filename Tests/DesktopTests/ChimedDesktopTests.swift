@@ -225,3 +225,70 @@ struct ChimedDesktopTests {
         #expect(process.wait(timeout: 10) == 0)
     }
 }
+
+/// The desktop's do-not-disturb as a notification server announces it: its `Inhibited` property (KDE Plasma's).
+@Suite(
+    .serialized,
+    .enabled(if: desktopTestsUnmetRequirement == nil, "skipped: \(desktopTestsUnmetRequirement ?? "")"))
+struct DesktopDoNotDisturbTests {
+    static func setInhibited(_ inhibited: Bool, bus: PrivateSessionBus) async throws {
+        let control = try BusConnection(address: bus.address, label: "chime.test.control")
+        defer { control.close() }
+        try await control.call(
+            destination: "org.freedesktop.Notifications", path: "/org/chime/Test", interface: "org.chime.Test.Control",
+            member: "SetInhibited", arguments: { try $0.append(.boolean(inhibited)) }
+        ) { _ in }
+    }
+
+    static func summaries(_ server: DBusFixture) -> [String] {
+        server.records.filter { $0["method"] as? String == "Notify" }.compactMap { $0["summary"] as? String }
+    }
+
+    @Test func anInhibitedServerHoldsWhatMayNotInterruptUntilItIsNoLonger() async throws {
+        let directory = try TemporaryDirectory(prefix: "chimed-inhibited")
+        defer { directory.remove() }
+        let bus = try PrivateSessionBus(directory: directory)
+        defer { bus.stop() }
+        let server = try DBusFixture(
+            "notification-server", bus: bus, directory: directory, arguments: ["--capabilities=body", "--inhibited"])
+        defer { server.stop() }
+        let due = Int(Date().timeIntervalSince1970.rounded(.up)) + 3
+        for (id, level) in [("Tea", "active"), ("Pager", "critical")] {
+            try directory.write(
+                "config/\(id).notification",
+                "[Notification]\nTitle=\(id)\nInterruptionLevel=\(level)\nDeliver=desktop\n[Trigger]\nAt=@\(due)\n")
+        }
+        let (process, _) = try ChimedDesktopTests().startChimed(in: directory, bus: bus, zone: "Europe/Berlin")
+        defer {
+            process.signal(SIGTERM)
+            process.wait(timeout: 10)
+        }
+
+        // Read at the start: inhibited. The critical one comes, the other is held.
+        server.waitForRecords { _ in Self.summaries(server) == ["Pager"] }
+        #expect(
+            waitFor(
+                {
+                    process.standardError.contains(
+                        "Tea: Tea (held while quiet: do-not-disturb (the notification server))")
+                },
+                timeout: 10), "\(process.standardError)")
+        #expect(Self.summaries(server) == ["Pager"])
+
+        // The property changes: what was held comes at once.
+        try await Self.setInhibited(false, bus: bus)
+        server.waitForRecords { _ in Self.summaries(server).count == 2 }
+        #expect(Self.summaries(server) == ["Pager", "Tea"], "\(process.standardError)")
+        #expect(process.standardError.contains("Quiet ended; releasing 1 held delivery(ies)."))
+
+        // And back on: quiet again, said once.
+        try await Self.setInhibited(true, bus: bus)
+        #expect(
+            waitFor(
+                {
+                    process.standardError.components(separatedBy: "Quiet (do-not-disturb (the notification server))")
+                        .count == 3
+                },
+                timeout: 10), "\(process.standardError)")
+    }
+}

@@ -44,33 +44,35 @@ struct DunstDesktopTests {
             timeout = 0
         """
 
-    @Test func dunstShowsTheNotificationChimedDelivers() async throws {
-        let directory = try TemporaryDirectory(prefix: "chimed-dunst")
-        defer { directory.remove() }
-        let bus = try PrivateSessionBus(directory: directory)
-        defer { bus.stop() }
+    /// A virtual X server and dunst on it, on the private `bus`.
+    final class DunstSession {
+        let xvfb: RunningProcess
+        let dunst: RunningProcess
+        let display: String
+        let environment: [String: String]
 
-        // -displayfd 1: Xvfb picks a free display and prints its number once it accepts connections.
-        let xvfb = try RunningProcess(
-            "/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "1024x600x24", "-nolisten", "tcp"])
-        let number = try #require(
-            xvfb.waitForOutput(timeout: .seconds(20)) { $0.hasSuffix("\n") }?
-                .trimmingCharacters(in: .whitespacesAndNewlines),
-            "Xvfb did not start: \(xvfb.standardError)")
-        defer {
-            xvfb.wait(timeout: 0)
-            try? FileManager.default.removeItem(atPath: "/tmp/.X\(number)-lock")
-            try? FileManager.default.removeItem(atPath: "/tmp/.X11-unix/X\(number)")
+        init(directory: TemporaryDirectory, bus: PrivateSessionBus) throws {
+            // -displayfd 1: Xvfb picks a free display and prints its number once it accepts connections.
+            xvfb = try RunningProcess(
+                "/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "1024x600x24", "-nolisten", "tcp"])
+            guard
+                let number = xvfb.waitForOutput(timeout: .seconds(20), where: { $0.hasSuffix("\n") })?
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            else {
+                xvfb.wait(timeout: 0)
+                throw FixtureError("Xvfb did not start: \(xvfb.standardError)")
+            }
+            display = ":\(number)"
+            environment = ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": bus.address]
+            let rc = try directory.write("dunstrc", DunstDesktopTests.dunstrc)
+            dunst = try RunningProcess("/usr/bin/dunst", ["-config", rc], environment: environment)
+            try waitFor("dunst on the bus") { try dunstctl("count", "displayed").status == 0 }
         }
-        let display = ":\(number)"
-        let session = ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": bus.address]
 
-        let rc = try directory.write("dunstrc", Self.dunstrc)
-        let dunst = try RunningProcess("/usr/bin/dunst", ["-config", rc], environment: session)
-        defer { dunst.wait(timeout: 0) }
         func dunstctl(_ arguments: String...) throws -> ProcessRunner.Output {
-            try ProcessRunner.run("/usr/bin/dunstctl", arguments, environment: session)
+            try ProcessRunner.run("/usr/bin/dunstctl", arguments, environment: environment)
         }
+
         func waitFor(_ what: String, _ condition: () throws -> Bool) throws {
             let deadline = ContinuousClock.now + .seconds(20)
             while try !condition() {
@@ -80,8 +82,18 @@ struct DunstDesktopTests {
                 usleep(50_000)
             }
         }
-        try waitFor("dunst on the bus") { try dunstctl("count", "displayed").status == 0 }
 
+        func stop() {
+            dunst.wait(timeout: 0)
+            xvfb.wait(timeout: 0)
+            let number = display.dropFirst()
+            try? FileManager.default.removeItem(atPath: "/tmp/.X\(number)-lock")
+            try? FileManager.default.removeItem(atPath: "/tmp/.X11-unix/X\(number)")
+        }
+    }
+
+    /// chimed on DIRECTORY/config delivering on `bus`, once it said READY=1.
+    func startChimed(_ directory: TemporaryDirectory, bus: PrivateSessionBus) throws -> (RunningProcess, NotifySocket) {
         try FileManager.default.createDirectory(atPath: directory.path + "/config", withIntermediateDirectories: true)
         let notify = try NotifySocket(directory: directory.path)
         let daemon = try RunningProcess(
@@ -92,8 +104,24 @@ struct DunstDesktopTests {
             ],
             environment: ["NOTIFY_SOCKET": notify.path, "TZ": "Europe/Berlin", "DBUS_SESSION_BUS_ADDRESS": bus.address]
         )
+        let ready = notify.receive(until: { $0.contains("READY=1") }, timeout: 20).last?.contains("READY=1") == true
+        if !ready { daemon.wait(timeout: 0) }
+        try #require(ready, "chimed did not start: \(daemon.standardError)")
+        return (daemon, notify)
+    }
+
+    @Test func dunstShowsTheNotificationChimedDelivers() async throws {
+        let directory = try TemporaryDirectory(prefix: "chimed-dunst")
+        defer { directory.remove() }
+        let bus = try PrivateSessionBus(directory: directory)
+        defer { bus.stop() }
+        let session = try DunstSession(directory: directory, bus: bus)
+        defer { session.stop() }
+        let display = session.display
+        let dunstctl = session.dunstctl
+        let waitFor = session.waitFor
+        let (daemon, notify) = try startChimed(directory, bus: bus)
         defer { daemon.wait(timeout: 0) }
-        try #require(notify.receive(until: { $0.contains("READY=1") }, timeout: 20).last?.contains("READY=1") == true)
         let due = Int(Date().timeIntervalSince1970.rounded(.up)) + 3
         try directory.write(
             "config/exam.notification",
@@ -135,6 +163,50 @@ struct DunstDesktopTests {
         }
         #expect(summaries == ["Exam Linear Algebra"])
 
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait(timeout: 10) == 0)
+    }
+
+    @Test func pausedDunstIsQuietUntilItResumes() async throws {
+        let directory = try TemporaryDirectory(prefix: "chimed-dunst-paused")
+        defer { directory.remove() }
+        let bus = try PrivateSessionBus(directory: directory)
+        defer { bus.stop() }
+        let session = try DunstSession(directory: directory, bus: bus)
+        defer { session.stop() }
+        let (daemon, notify) = try startChimed(directory, bus: bus)
+        defer { daemon.wait(timeout: 0) }
+
+        _ = try session.dunstctl("set-paused", "true")
+        try session.waitFor("quiet in chimed: \(daemon.standardError)") {
+            daemon.standardError.contains("Quiet (do-not-disturb (dunst)).")
+        }
+        let due = Int(Date().timeIntervalSince1970.rounded(.up)) + 3
+        for (id, level) in [("Tea", "active"), ("Pager", "critical")] {
+            try directory.write(
+                "config/\(id).notification",
+                "[Notification]\nTitle=\(id)\nInterruptionLevel=\(level)\nDeliver=desktop\n[Trigger]\nAt=@\(due)\n")
+        }
+        daemon.signal(SIGHUP)
+        try #require(notify.receive(until: { $0.contains("READY=1") }, timeout: 20).last?.contains("READY=1") == true)
+
+        // The critical one is handed to dunst at once (which, paused, keeps it waiting); the other is held by chimed.
+        try session.waitFor("the critical one in dunst's queue") {
+            try session.dunstctl("count", "waiting").standardOutput == "1\n"
+        }
+        try session.waitFor("the hold in chimed: \(daemon.standardError)") {
+            daemon.standardError.contains("Tea: Tea (held while quiet: do-not-disturb (dunst))")
+        }
+        #expect(daemon.standardError.contains("Pager: Pager (critical, delivered while quiet)"))
+        #expect(try session.dunstctl("count", "displayed").standardOutput == "0\n")
+        #expect(try session.dunstctl("count", "waiting").standardOutput == "1\n")
+
+        // Resumed: dunst shows what it kept, and chimed releases what it held.
+        _ = try session.dunstctl("set-paused", "false")
+        try session.waitFor("both bubbles: \(daemon.standardError)") {
+            try session.dunstctl("count", "displayed").standardOutput == "2\n"
+        }
+        #expect(daemon.standardError.contains("Tea: Tea (released after quiet)"))
         daemon.signal(SIGTERM)
         #expect(daemon.wait(timeout: 10) == 0)
     }

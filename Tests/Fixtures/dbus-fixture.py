@@ -57,9 +57,10 @@ class Recorder:
 
 
 class NotificationServer(dbus.service.Object):
-    def __init__(self, bus, recorder, capabilities, information, hold_notify):
+    def __init__(self, bus, recorder, capabilities, information, hold_notify, inhibited):
         super().__init__(bus, "/org/freedesktop/Notifications")
         self.hold_notify = hold_notify
+        self.inhibited = inhibited
         self.held = []
         self.recorder = recorder
         self.capabilities = capabilities
@@ -112,6 +113,25 @@ class NotificationServer(dbus.service.Object):
     def NotificationClosed(self, identifier, reason):
         pass
 
+    # The do-not-disturb switch of KDE Plasma's server: the property Inhibited, announced by PropertiesChanged.
+    @dbus.service.method("org.freedesktop.DBus.Properties", in_signature="ss", out_signature="v")
+    def Get(self, interface, name):
+        self.recorder.write({"method": "Get", "interface": str(interface), "name": str(name)})
+        if interface == "org.freedesktop.Notifications" and name == "Inhibited":
+            return dbus.Boolean(self.inhibited)
+        raise dbus.exceptions.DBusException(
+            "no property %s.%s" % (interface, name), name="org.freedesktop.DBus.Error.UnknownProperty")
+
+    @dbus.service.method("org.freedesktop.DBus.Properties", in_signature="s", out_signature="a{sv}")
+    def GetAll(self, interface):
+        if interface == "org.freedesktop.Notifications":
+            return dbus.Dictionary({"Inhibited": dbus.Boolean(self.inhibited)}, signature="sv")
+        return dbus.Dictionary({}, signature="sv")
+
+    @dbus.service.signal("org.freedesktop.DBus.Properties", signature="sa{sv}as")
+    def PropertiesChanged(self, interface, changed, invalidated):
+        pass
+
 
 class Control(dbus.service.Object):
     def __init__(self, bus, server):
@@ -127,6 +147,13 @@ class Control(dbus.service.Object):
         self.server.open.discard(int(identifier))
         self.server.NotificationClosed(dbus.UInt32(identifier), dbus.UInt32(reason))
 
+    @dbus.service.method("org.chime.Test.Control", in_signature="b", out_signature="")
+    def SetInhibited(self, inhibited):
+        self.server.inhibited = bool(inhibited)
+        self.server.PropertiesChanged(
+            "org.freedesktop.Notifications", dbus.Dictionary({"Inhibited": dbus.Boolean(inhibited)}, signature="sv"),
+            dbus.Array([], signature="s"))
+
 
 def main():
     parser = argparse.ArgumentParser()
@@ -137,6 +164,7 @@ def main():
     parser.add_argument("--information", default="recorder,chime-tests,1.0,1.2")
     parser.add_argument("--match", default="type='signal'")
     parser.add_argument("--hold-notify", action="store_true", help="record Notify calls but never answer them")
+    parser.add_argument("--inhibited", action="store_true", help="start with the Inhibited property true")
     options = parser.parse_args()
 
     DBusGMainLoop(set_as_default=True)
@@ -146,7 +174,8 @@ def main():
     if options.mode == "notification-server":
         capabilities = [c for c in options.capabilities.split(",") if c]
         server = NotificationServer(
-            bus, recorder, capabilities, tuple(options.information.split(",")), options.hold_notify)
+            bus, recorder, capabilities, tuple(options.information.split(",")), options.hold_notify,
+            options.inhibited)
         keep += [server, Control(bus, server)]
         keep.append(dbus.service.BusName("org.freedesktop.Notifications", bus, do_not_queue=True))
     else:
