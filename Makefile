@@ -41,8 +41,10 @@ BENCH_PACKAGES = cron
 # dbus-user-session: the session bus (dbus.socket) of the user manager in the end-to-end test's container.
 # dunst, xvfb, imagemagick, tesseract-ocr: a real notification daemon on a virtual display, photographed and read back.
 # bubblewrap: a caller in a Flatpak-like sandbox; polkitd: the system bus's authorisation in the end-to-end test.
+# libglib2.0-bin, gsettings-desktop-schemas, dconf-gsettings-backend, dconf-service: GNOME's do-not-disturb setting.
 TEST_PACKAGES = systemd systemd-container tzdata python3 openssl dbus-daemon dbus-user-session python3-dbus python3-gi \
-	dunst xvfb imagemagick tesseract-ocr bubblewrap polkitd
+	dunst xvfb imagemagick tesseract-ocr bubblewrap polkitd libglib2.0-bin gsettings-desktop-schemas \
+	dconf-gsettings-backend dconf-service
 # tzdata: the fuzz targets read times in real zones.
 FUZZ_PACKAGES = tzdata
 

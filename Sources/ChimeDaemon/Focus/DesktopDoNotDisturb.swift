@@ -3,8 +3,9 @@ import ChimeSystemd
 import Foundation
 
 /// Follows the desktop's do-not-disturb switch on the session bus, without polling, and reports what has it on:
-/// dunst's `paused` property (`org.dunstproject.cmd0`, `dunstctl set-paused`) and the notification server's
-/// `Inhibited` property (KDE Plasma).
+/// dunst's `paused` property (`org.dunstproject.cmd0`, `dunstctl set-paused`), the notification server's
+/// `Inhibited` property (KDE Plasma), and GNOME's `show-banners` setting, read with `gsettings` at start and when
+/// dconf's writer announces a change to it.
 ///
 /// Property changes come as `PropertiesChanged` signals; a notification server that appears or goes is seen by
 /// `NameOwnerChanged` (its switches are read again, or count as off). Nothing here starts a notification server:
@@ -14,11 +15,13 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
     private struct Switches {
         var dunstPaused = false
         var serverInhibited = false
+        var gnomeBannersHidden = false
 
         /// What has do-not-disturb on, or `nil`.
         var source: String? {
             if dunstPaused { return "dunst" }
             if serverInhibited { return "the notification server" }
+            if gnomeBannersHidden { return "GNOME" }
             return nil
         }
     }
@@ -26,17 +29,31 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
     static let service = "org.freedesktop.Notifications"
     static let objectPath = "/org/freedesktop/Notifications"
     static let dunstInterface = "org.dunstproject.cmd0"
+    /// GNOME's do-not-disturb: `show-banners` false.
+    static let bannersSchema = "org.gnome.desktop.notifications"
+    static let bannersPath = "/org/gnome/desktop/notifications/show-banners"
 
     private let address: String
+    private let gsettings: String?
+    /// Reads GNOME's setting off the bus queue, one read after the other, so the last read is of the last change.
+    private let settingsQueue = DispatchQueue(label: "chime.focus.gsettings")
     private let changed: @Sendable (String?) -> Void
     private let switches = Locked(Switches())
     private var bus: BusConnection?
 
-    /// - Parameter changed: runs with what has do-not-disturb on, or `nil`, whenever that changes, in the order of
-    ///   the changes.
-    init(address: String, changed: @escaping @Sendable (String?) -> Void) {
+    /// - Parameters:
+    ///   - gsettings: the program that reads GNOME's setting; `nil` where there is none.
+    ///   - changed: runs with what has do-not-disturb on, or `nil`, whenever that changes, in the order of the
+    ///     changes.
+    init(address: String, gsettings: String? = findGsettings(), changed: @escaping @Sendable (String?) -> Void) {
         self.address = address
+        self.gsettings = gsettings
         self.changed = changed
+    }
+
+    /// `gsettings` (Debian: libglib2.0-bin), where it is installed.
+    static func findGsettings() -> String? {
+        ["/usr/bin/gsettings", "/bin/gsettings"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Connects, subscribes, then reads the switches as they are; throws when the bus cannot be reached.
@@ -67,7 +84,38 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
                 Task { await self.readServer() }
             }
         }
+        if gsettings != nil {
+            try await bus.addMatch("type='signal',interface='ca.desrt.dconf.Writer',member='Notify'") {
+                [weak self] reader in
+                guard let self, Self.touchesBanners(&reader) else { return }
+                settingsQueue.async { self.readBanners() }
+            }
+            settingsQueue.async { self.readBanners() }
+        }
         await readServer()
+    }
+
+    /// dconf's `Notify (s prefix, as changes, s tag)`: whether the change reaches `show-banners` (a change of a
+    /// directory ends in `/` and covers every key under it).
+    private static func touchesBanners(_ reader: inout BusMessageReader) -> Bool {
+        guard let prefix = try? reader.readString(), let changes = try? reader.readStrings() else { return false }
+        let paths = changes.isEmpty ? [prefix] : changes.map { prefix + $0 }
+        return paths.contains { $0 == bannersPath || ($0.hasSuffix("/") && bannersPath.hasPrefix($0)) }
+    }
+
+    /// Reads `show-banners` with `gsettings get`, run as chimed runs every program (`CommandRunner`: an argv, no
+    /// shell, a timeout); a desktop without GNOME's schema has none, and counts as showing banners.
+    private func readBanners() {
+        guard let gsettings else { return }
+        var environment = CommandRunner.programEnvironment(base: ProcessInfo.processInfo.environment)
+        environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        let outcome = try? CommandRunner.runToEnd(
+            [gsettings, "get", Self.bannersSchema, "show-banners"], environment: environment, input: [],
+            timeout: .seconds(5), workingDirectory: nil, outputLimit: 64)
+        let value = String(decoding: outcome?.output ?? [], as: UTF8.self)
+        let hidden =
+            outcome?.ending == .exited(status: 0) && value.trimmingCharacters(in: .whitespacesAndNewlines) == "false"
+        update { $0.gnomeBannersHidden = hidden }
     }
 
     /// Reads the server's switches, if a server runs.
