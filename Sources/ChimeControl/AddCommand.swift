@@ -34,6 +34,7 @@ struct AddCommand: Command {
           --icon=NAME, --sound=NAME, --urgency=low|normal|critical, --badge=N|+N|-N|clear
           --interruption-level=passive|active|time-sensitive|critical
                                 how much it may interrupt; quiet hours decide by it
+          --thread=NAME         the thread it belongs to: one bubble per thread on the desktop
           --action=KEY:LABEL    an action offered; repeatable
           --info=KEY=VALUE      data passed along; repeatable
           --deliver=LIST        backends, such as journal,desktop; default: chimed's

@@ -12,6 +12,7 @@ struct InstanceView {
         var trigger: String
         var source: String
         var backends: [String]
+        var thread: String?
     }
 
     let options: DaemonOptions
@@ -80,7 +81,7 @@ struct InstanceView {
                 id: id, title: item["title"] as? String ?? "", next: next,
                 nextLocal: item["next_local"] as? String ?? "",
                 trigger: item["trigger"] as? String ?? "", source: item["source"] as? String ?? "",
-                backends: item["backends"] as? [String] ?? [])
+                backends: item["backends"] as? [String] ?? [], thread: item["thread"] as? String)
         }
     }
 
@@ -113,6 +114,7 @@ struct InstanceView {
         var trigger: String
         var source: String
         var isEnabled: Bool
+        var thread: String?
     }
 
     /// The notifications with nothing left to fire that the snapshot lists (at most 1,000).
@@ -122,7 +124,8 @@ struct InstanceView {
             guard let id = item["id"] as? String else { return nil }
             return IdleEntry(
                 id: id, title: item["title"] as? String ?? "", trigger: item["trigger"] as? String ?? "",
-                source: item["source"] as? String ?? "", isEnabled: item["enabled"] as? Bool ?? true)
+                source: item["source"] as? String ?? "", isEnabled: item["enabled"] as? Bool ?? true,
+                thread: item["thread"] as? String)
         }
     }
 
@@ -180,7 +183,7 @@ extension ParsedArguments.Grammar {
 struct ListCommand: Command {
     static let name = "list"
     static let summary = "List the scheduled notifications, soonest first"
-    static let usage = "chimectl list [--all] [--json] [--user] [--runtime-dir=DIR]"
+    static let usage = "chimectl list [--all] [--thread=NAME] [--json] [--user] [--runtime-dir=DIR]"
     static let help = """
         Lists the notifications the running chimed has armed, with the next fire date in the notification's
         local time, the time left, and the trigger. Reads RUNTIME_DIR/schedule.json, which chimed rewrites after
@@ -190,8 +193,10 @@ struct ListCommand: Command {
         Options:
           --all                 also the notifications with nothing left to fire: disabled (Enabled=no), or
                                 whose occurrences are all past (listed after the others, by id)
+          --thread=NAME         only the notifications of the thread NAME (Thread=)
           --json                one JSON object per notification and line:
                                 {"id":…,"title":…,"next":"2026-11-30T08:55:00.000000Z","next_local":…,"trigger":…}
+                                (and "thread" for one that has a Thread=)
                                 (with --all, "next" is null for those with nothing to fire, and "enabled" says
                                 whether they are disabled)
           --user                the calling user's instance
@@ -200,23 +205,26 @@ struct ListCommand: Command {
 
         Exit status: 0, or 1 when chimed is not running.
         """
-    static let grammar = ParsedArguments.Grammar.instance(flags: ["json", "all"])
+    static let grammar = ParsedArguments.Grammar.instance(valued: ["thread"], flags: ["json", "all"])
     static let takesOperands = false
 
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         let view = InstanceView(arguments, environment: context.environment)
         try view.requireRunning()
-        let entries = view.entries
-        let idle = arguments.has("all") ? view.idleEntries : []
+        let thread = arguments.value("thread")
+        let entries = view.entries.filter { thread == nil || $0.thread == thread }
+        let idle = (arguments.has("all") ? view.idleEntries : []).filter { thread == nil || $0.thread == thread }
         if arguments.has("json") {
             for entry in entries { context.output.line(Self.json(entry).serialized) }
             for entry in idle {
                 context.output.line(
-                    JSONValue.object([
-                        ("id", .string(entry.id)), ("title", .string(entry.title)), ("next", .null),
-                        ("trigger", .string(entry.trigger)), ("source", .string(entry.source)),
-                        ("enabled", .bool(entry.isEnabled)),
-                    ]).serialized)
+                    JSONValue.object(
+                        [
+                            ("id", .string(entry.id)), ("title", .string(entry.title)), ("next", .null),
+                            ("trigger", .string(entry.trigger)), ("source", .string(entry.source)),
+                            ("enabled", .bool(entry.isEnabled)),
+                        ] + (entry.thread.map { [("thread", JSONValue.string($0))] } ?? [])
+                    ).serialized)
             }
             return .success
         }
@@ -232,9 +240,10 @@ struct ListCommand: Command {
                 left: "", what: entry.trigger)
         }
         if !table.isEmpty { context.output.write(table.rendered()) }
-        let count = view.scheduledCount
+        let count = thread == nil ? view.scheduledCount : entries.count
         var summary =
-            "\n\(count) scheduled." + (count > entries.count ? " (Listed: the \(entries.count) soonest.)" : "")
+            "\n\(count) scheduled" + (thread.map { " in the thread '\($0)'" } ?? "") + "."
+            + (count > entries.count ? " (Listed: the \(entries.count) soonest.)" : "")
         if arguments.has("all") {
             let idleCount = view.snapshot?["idle_count"] as? Int ?? idle.count
             summary +=
@@ -246,12 +255,13 @@ struct ListCommand: Command {
     }
 
     static func json(_ entry: InstanceView.Entry) -> JSONValue {
-        .object([
-            ("id", .string(entry.id)), ("title", .string(entry.title)),
-            ("next", .string(Timestamp.iso8601(entry.next, fraction: .microseconds))),
-            ("next_local", .string(entry.nextLocal)), ("trigger", .string(entry.trigger)),
-            ("source", .string(entry.source)), ("backends", .array(entry.backends.map(JSONValue.string))),
-        ])
+        .object(
+            [
+                ("id", .string(entry.id)), ("title", .string(entry.title)),
+                ("next", .string(Timestamp.iso8601(entry.next, fraction: .microseconds))),
+                ("next_local", .string(entry.nextLocal)), ("trigger", .string(entry.trigger)),
+                ("source", .string(entry.source)), ("backends", .array(entry.backends.map(JSONValue.string))),
+            ] + (entry.thread.map { [("thread", JSONValue.string($0))] } ?? []))
     }
 }
 

@@ -15,6 +15,8 @@ public struct NotificationContent: Sendable, Equatable {
     /// `InterruptionLevel=`: `passive`, `active`, `time-sensitive` or `critical`, as
     /// `UNNotificationInterruptionLevel`: how much it may interrupt the user's focus.
     public var interruptionLevel: String?
+    /// `Thread=`, as `UNNotificationContent.threadIdentifier`: notifications of a thread share one bubble.
+    public var threadIdentifier: String?
     /// `Action=KEY:LABEL`, in order.
     public var actions: [(key: String, label: String)]
     /// `Info=KEY=VALUE`: what the application gets back with the user's answer (`userInfo`).
@@ -23,7 +25,8 @@ public struct NotificationContent: Sendable, Equatable {
     public init(
         title: String, body: String? = nil, badge: String? = nil, sound: String? = nil, icon: String? = nil,
         category: String? = nil, urgency: String? = nil, actions: [(key: String, label: String)] = [],
-        userInfo: [(key: String, value: String)] = [], interruptionLevel: String? = nil
+        userInfo: [(key: String, value: String)] = [], interruptionLevel: String? = nil,
+        threadIdentifier: String? = nil
     ) {
         self.title = title
         self.body = body
@@ -35,6 +38,7 @@ public struct NotificationContent: Sendable, Equatable {
         self.actions = actions
         self.userInfo = userInfo
         self.interruptionLevel = interruptionLevel
+        self.threadIdentifier = threadIdentifier
     }
 
     /// The `content` argument of `Add`.
@@ -42,7 +46,7 @@ public struct NotificationContent: Sendable, Equatable {
         var entries: [(key: String, value: BusValue)] = [("Title", .string(title))]
         for (key, value) in [
             ("Body", body), ("Badge", badge), ("Sound", sound), ("Icon", icon), ("Category", category),
-            ("Urgency", urgency), ("InterruptionLevel", interruptionLevel),
+            ("Urgency", urgency), ("InterruptionLevel", interruptionLevel), ("Thread", threadIdentifier),
         ] {
             if let value { entries.append((key, .string(value))) }
         }
@@ -69,12 +73,13 @@ public struct NotificationContent: Sendable, Equatable {
             icon: text("Icon"), category: text("Category"), urgency: text("Urgency"),
             actions: list("Action", separator: ":").map { (key: $0.0, label: $0.1) },
             userInfo: list("Info", separator: "=").map { (key: $0.0, value: $0.1) },
-            interruptionLevel: text("InterruptionLevel"))
+            interruptionLevel: text("InterruptionLevel"), threadIdentifier: text("Thread"))
     }
 
     public static func == (a: NotificationContent, b: NotificationContent) -> Bool {
         a.title == b.title && a.body == b.body && a.badge == b.badge && a.sound == b.sound && a.icon == b.icon
             && a.category == b.category && a.urgency == b.urgency && a.interruptionLevel == b.interruptionLevel
+            && a.threadIdentifier == b.threadIdentifier
             && a.actions.map(\.key) == b.actions.map(\.key) && a.actions.map(\.label) == b.actions.map(\.label)
             && a.userInfo.map(\.key) == b.userInfo.map(\.key) && a.userInfo.map(\.value) == b.userInfo.map(\.value)
     }

@@ -127,6 +127,14 @@ import Testing
             load("[Notification]\nTitle=t\n[Trigger]\nOnCalendar=daily\n").notification?.interruptionLevel == .active)
     }
 
+    @Test func aThreadIsAnyLineOfText() throws {
+        let result = load("[Notification]\nTitle=t\nThread=Linear Algebra: week 3\n[Trigger]\nOnCalendar=daily\n")
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+        #expect(try #require(result.notification).thread == "Linear Algebra: week 3")
+        #expect(load("[Notification]\nTitle=t\n[Trigger]\nOnCalendar=daily\n").notification?.thread == nil)
+        #expect(!NotificationLoader.isValidThread(String(repeating: "x", count: 256)))
+    }
+
     /// Each broken rule: the file, the exact diagnostic (file:line:column: reason).
     @Test(arguments: [
         (
@@ -137,6 +145,11 @@ import Testing
             "[Notification]\nTitle=t\nInterruptionLevel=Critical\n[Trigger]\nOnCalendar=daily\n",
             "/etc/chime/sample.notification:3:19: Invalid InterruptionLevel= 'Critical': expected passive, active, "
                 + "time-sensitive or critical."
+        ),
+        (
+            "[Notification]\nTitle=t\nThread=a\u{7}b\n[Trigger]\nOnCalendar=daily\n",
+            "/etc/chime/sample.notification:3:8: Invalid Thread= 'a\u{7}b': expected a name of at most 255 bytes "
+                + "without control characters."
         ),
         (
             "[Notification]\nTitle=t\nBadge=++1\n[Trigger]\nOnCalendar=daily\n",

@@ -89,7 +89,8 @@ import Testing
         let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 2).rounded(.up))
         let exam = NotificationContent(
             title: "Exam", body: "Room 4B", actions: [(key: "open", label: "Open")],
-            userInfo: [(key: "room", value: "4B")], interruptionLevel: "time-sensitive")
+            userInfo: [(key: "room", value: "4B")], interruptionLevel: "time-sensitive",
+            threadIdentifier: "Linear Algebra")
         try await center.add(NotificationRequest(identifier: "exam", content: exam, trigger: .date(due)))
         try await center.add(
             NotificationRequest(identifier: "quiz", content: NotificationContent(title: "Quiz"), trigger: .date(due)))

@@ -198,6 +198,53 @@ struct DesktopBackendTests {
         #expect(harness.notifyCalls(count: 4).map { $0["id"] as? Int } == [1, 2, 1, 3])
     }
 
+    @Test func aThreadHasOneBubbleThatNewerOnesReplaceCountingTheRest() async throws {
+        let harness = try Harness(capabilities: "body,x-dunst-stack-tag,x-canonical-private-synchronous")
+        defer { harness.tearDown() }
+        func message(_ id: String, _ title: String, thread: String = "chat:alice") -> Delivery {
+            Self.delivery(id, title: title) {
+                $0.thread = thread
+                $0.body = "from Alice"
+            }
+        }
+        try await harness.backend.deliver(message("m1", "Hello"), deliveredAt: Date())
+        try await harness.backend.deliver(message("m2", "Lunch?"), deliveredAt: Date())
+        try await harness.backend.deliver(message("b1", "Build failed", thread: "ci"), deliveredAt: Date())
+        try await harness.backend.deliver(message("m3", "At noon"), deliveredAt: Date())
+        let calls = harness.notifyCalls(count: 4)
+        #expect(calls.map { $0["replaces_id"] as? Int } == [0, 1, 0, 1])
+        #expect(calls.map { $0["id"] as? Int } == [1, 1, 2, 1])
+        #expect(calls.map { $0["summary"] as? String } == ["Hello", "Lunch?", "Build failed", "At noon"])
+        #expect(
+            calls.map { $0["body"] as? String } == [
+                "from Alice", "from Alice\nand 1 more", "from Alice", "from Alice\nand 2 more",
+            ])
+        #expect(Self.hints(calls[0])["x-dunst-stack-tag"] == "s chat:alice")
+        #expect(Self.hints(calls[2])["x-canonical-private-synchronous"] == "s ci")
+        // What is shown: one bubble per thread, with the latest delivery of each.
+        #expect(await harness.backend.shown().map(\.notification.id) == ["b1", "m3"])
+
+        // Closed: the thread starts a new bubble, counting from one again.
+        try await harness.emit("EmitNotificationClosed", 1, reason: 2)
+        _ = harness.answers(count: 1)
+        try await harness.backend.deliver(message("m4", "Bye"), deliveredAt: Date())
+        let after = harness.notifyCalls(count: 5)
+        #expect(after[4]["replaces_id"] as? Int == 0)
+        #expect(after[4]["body"] as? String == "from Alice")
+    }
+
+    @Test func aServerWithoutStackingTagsGetsNoneButTheBubbleIsStillReplaced() async throws {
+        let harness = try Harness(capabilities: "body")
+        defer { harness.tearDown() }
+        for id in ["m1", "m2"] {
+            try await harness.backend.deliver(Self.delivery(id) { $0.thread = "chat" }, deliveredAt: Date())
+        }
+        let calls = harness.notifyCalls(count: 2)
+        #expect(calls.map { $0["replaces_id"] as? Int } == [0, 1])
+        #expect(calls.map { $0["body"] as? String } == ["", "and 1 more"])
+        #expect(Self.hints(calls[1])["x-dunst-stack-tag"] == nil)
+    }
+
     @Test func actionsReachTheResponderAndDismissClosesTheBubble() async throws {
         let harness = try Harness()
         defer { harness.tearDown() }

@@ -210,4 +210,47 @@ struct DunstDesktopTests {
         daemon.signal(SIGTERM)
         #expect(daemon.wait(timeout: 10) == 0)
     }
+
+    @Test func aThreadIsOneBubbleInDunst() async throws {
+        let directory = try TemporaryDirectory(prefix: "chimed-dunst-thread")
+        defer { directory.remove() }
+        let bus = try PrivateSessionBus(directory: directory)
+        defer { bus.stop() }
+        let session = try DunstSession(directory: directory, bus: bus)
+        defer { session.stop() }
+        let (daemon, notify) = try startChimed(directory, bus: bus)
+        defer { daemon.wait(timeout: 0) }
+        let due = Int(Date().timeIntervalSince1970.rounded(.up)) + 3
+        for (id, second) in [("First", due), ("Second", due + 1), ("Third", due + 2)] {
+            try directory.write(
+                "config/\(id).notification",
+                "[Notification]\nTitle=\(id) message\nBody=from Alice\nThread=chat:alice\nDeliver=desktop\n"
+                    + "[Trigger]\nAt=@\(second)\n")
+        }
+        daemon.signal(SIGHUP)
+        try #require(notify.receive(until: { $0.contains("READY=1") }, timeout: 20).last?.contains("READY=1") == true)
+        try session.waitFor("the third delivery: \(daemon.standardError)") {
+            daemon.standardError.contains("Third: Third message (delivered to desktop)")
+        }
+        // One bubble on screen, the latest, standing for the other two; dunst's history holds nothing closed.
+        try session.waitFor("one bubble") { try session.dunstctl("count", "displayed").standardOutput == "1\n" }
+        usleep(200_000)
+        #expect(try session.dunstctl("count", "displayed").standardOutput == "1\n")
+        _ = try session.dunstctl("close-all")
+        var bodies: [String] = []
+        try session.waitFor("the bubble in dunstctl history") {
+            let history = try session.dunstctl("history").standardOutput
+            let object = try JSONSerialization.jsonObject(with: Data(history.utf8)) as? [String: Any]
+            let entries = (object?["data"] as? [[[String: Any]]])?.first ?? []
+            bodies = entries.compactMap { entry in
+                ((entry["summary"] as? [String: Any])?["data"] as? String).map { summary in
+                    summary + ": " + (((entry["body"] as? [String: Any])?["data"] as? String) ?? "")
+                }
+            }
+            return !bodies.isEmpty
+        }
+        #expect(bodies == ["Third message: from Alice\nand 2 more"])
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait(timeout: 10) == 0)
+    }
 }

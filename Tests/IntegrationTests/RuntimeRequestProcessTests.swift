@@ -95,6 +95,34 @@ import Testing
         #expect(try listed(instance) == ["standup"])
     }
 
+    @Test func aThreadIsAddedListedAndCarriedByTheDelivery() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        try instance.start(chimed)
+        defer { instance.stop() }
+        for (id, thread) in [("m1", "chat:alice"), ("m2", "chat:alice"), ("b1", "ci")] {
+            let add = try chimectl(["add", "--in=1h", "--title=\(id)", "--id=\(id)", "--thread=\(thread)"], instance)
+            #expect(add.status == 0, "\(add.standardError)")
+        }
+        let list = try chimectl(["list", "--thread=chat:alice", "--json"], instance)
+        let threads = list.standardOutput.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]).map {
+                "\($0["id"] ?? "")@\($0["thread"] ?? "")"
+            }
+        }
+        #expect(threads == ["m1@chat:alice", "m2@chat:alice"])
+        let table = try chimectl(["list", "--thread=ci"], instance)
+        #expect(table.standardOutput.hasSuffix("\n1 scheduled in the thread 'ci'.\n"), "\(table.standardOutput)")
+        let bad = try chimectl(["add", "--in=1h", "--title=x", "--thread=a\u{1}b"], instance)
+        #expect(bad.status != 0)
+        #expect(bad.standardError.contains("Invalid Thread="), "\(bad.standardError)")
+
+        let fire = try chimectl(["add", "--in=1s", "--title=now", "--id=now", "--thread=ci"], instance)
+        #expect(fire.status == 0, "\(fire.standardError)")
+        #expect(instance.waitForDelivery(of: "now", timeout: 5))
+        #expect(instance.process?.standardOutput.contains(#""id":"now""#) == true)
+    }
+
     /// A request with nothing left to fire is removed once delivered: not loaded again, not listed, not cancelled.
     @Test func aFinishedRequestLeavesTheStateDirectory() throws {
         let instance = try Instance()

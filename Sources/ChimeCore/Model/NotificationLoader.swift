@@ -44,7 +44,7 @@ public struct NotificationLoader: Sendable {
     public static let knownKeys: [String: Set<String>] = [
         "Notification": [
             "Title", "Body", "Icon", "Category", "Sound", "Urgency", "InterruptionLevel", "Action", "ExecAction",
-            "SnoozeSec", "Badge", "Info", "Deliver", "Enabled",
+            "SnoozeSec", "Badge", "Info", "Deliver", "Enabled", "Thread",
         ],
         "Trigger": ["At", "OnCalendar", "Every", "From", "Count", "Until", "TimeZone", "Persistent"],
     ]
@@ -83,6 +83,13 @@ public struct NotificationLoader: Sendable {
     /// What is wrong with an id for which `isValidID(_:)` is false.
     static func invalidIDMessage(_ id: String) -> String {
         "Invalid notification name '\(id)': use letters, digits and '-_.@:'."
+    }
+
+    /// Whether `name` can name a thread: a name a person gives a group (`Linear Algebra`, `chat:alice`), shown in
+    /// lists and hints, so one line of printable text of at most 255 bytes.
+    public static func isValidThread(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 255
+            && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     /// Whether `id` can name a notification: letters, digits and `-_.@:`, at most 255 bytes, not starting with `.`.
@@ -327,6 +334,16 @@ private struct Reader {
         if let entry = single("Icon", in: section) { notification.icon = entry.value }
         if let entry = single("Category", in: section) { notification.category = entry.value }
         if let entry = single("Sound", in: section) { notification.sound = entry.value }
+        if let entry = single("Thread", in: section) {
+            if NotificationLoader.isValidThread(entry.value) {
+                notification.thread = entry.value
+            } else {
+                error(
+                    entry.valueLocation,
+                    "Invalid Thread= '\(entry.value)': expected a name of at most 255 bytes without control characters."
+                )
+            }
+        }
         if let entry = single("InterruptionLevel", in: section) {
             if let level = ScheduledNotification.InterruptionLevel(rawValue: entry.value) {
                 notification.interruptionLevel = level

@@ -94,6 +94,7 @@ public struct ScheduledNotification: Sendable, Equatable {
         var badge: BadgeChange?
         var backends: [String] = []
         var interruptionLevel = InterruptionLevel.active
+        var thread: String?
     }
 
     /// `Extras` behind a reference, copied on write; `nil` while every one has its default.
@@ -165,6 +166,11 @@ public struct ScheduledNotification: Sendable, Equatable {
         get { extras.interruptionLevel }
         set { extras.interruptionLevel = newValue }
     }
+    /// `Thread=`: the group it belongs to (a course, a chat); the desktop shows one bubble per thread.
+    public var thread: String? {
+        get { extras.thread }
+        set { extras.thread = newValue }
+    }
     /// Backend names from `Deliver=`; empty means the daemon's default.
     public var backends: [String] {
         get { extras.backends }
@@ -183,7 +189,7 @@ public struct ScheduledNotification: Sendable, Equatable {
             && a.actionCommands == b.actionCommands && a.snooze == b.snooze && a.badge == b.badge
             && a.info.map(\.key) == b.info.map(\.key) && a.info.map(\.value) == b.info.map(\.value)
             && a.backends == b.backends && a.isEnabled == b.isEnabled && a.trigger == b.trigger
-            && a.interruptionLevel == b.interruptionLevel
+            && a.interruptionLevel == b.interruptionLevel && a.thread == b.thread
     }
 }
 

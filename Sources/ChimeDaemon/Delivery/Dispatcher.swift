@@ -130,6 +130,7 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
         if notification.interruptionLevel != .active {
             fields.append(("CHIME_INTERRUPTION_LEVEL", notification.interruptionLevel.rawValue))
         }
+        if let thread = notification.thread { fields.append(("CHIME_THREAD", thread)) }
         if delivery.missedCount > 0 { fields.append(("CHIME_MISSED", String(delivery.missedCount))) }
         if delivery.isSnoozed { fields.append(("CHIME_SNOOZED", "1")) }
         if let badge = delivery.badge { fields.append(("CHIME_BADGE", String(badge))) }

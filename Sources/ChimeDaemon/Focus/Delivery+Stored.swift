@@ -21,6 +21,7 @@ extension Delivery {
         add("icon", notification.icon)
         add("category", notification.category)
         add("sound", notification.sound)
+        add("thread", notification.thread)
         if !notification.actions.isEmpty {
             members.append(
                 ("actions", .array(notification.actions.map { .array([.string($0.key), .string($0.label)]) })))
@@ -67,6 +68,7 @@ extension Delivery {
         notification.icon = object["icon"] as? String
         notification.category = object["category"] as? String
         notification.sound = object["sound"] as? String
+        notification.thread = object["thread"] as? String
         notification.actions = (object["actions"] as? [[String]] ?? []).compactMap { pair in
             pair.count == 2 ? ScheduledNotification.Action(key: pair[0], label: pair[1]) : nil
         }

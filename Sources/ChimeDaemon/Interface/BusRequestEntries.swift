@@ -32,6 +32,7 @@ public enum BusRequestEntries {
         add("Icon", notification.icon)
         add("Category", notification.category)
         add("Sound", notification.sound)
+        add("Thread", notification.thread)
         add("Badge", notification.badge?.description)
         if notification.snooze != .seconds(600) {
             let microseconds = notification.snooze.wholeMicroseconds

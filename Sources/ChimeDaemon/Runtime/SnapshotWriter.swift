@@ -70,17 +70,18 @@ final class SnapshotWriter: @unchecked Sendable {
 
     static func json(status: Scheduler.Status, facts: Facts, now: Date) -> JSONValue {
         let scheduled: [JSONValue] = status.scheduled.map { item in
-            .object([
-                ("id", .string(item.id)), ("title", .string(item.title)),
-                ("next", .string(Timestamp.iso8601(item.next, fraction: .microseconds))),
-                ("next_local", .string(Timestamp.format(item.next, zone: item.zone) ?? "")),
-                ("zone", .string(item.zone.name)), ("trigger", .string(item.trigger.summary)),
-                ("source", .string(item.source)),
-                (
-                    "backends",
-                    .array((item.backends.isEmpty ? facts.defaultBackends : item.backends).map(JSONValue.string))
-                ),
-            ])
+            .object(
+                [
+                    ("id", .string(item.id)), ("title", .string(item.title)),
+                    ("next", .string(Timestamp.iso8601(item.next, fraction: .microseconds))),
+                    ("next_local", .string(Timestamp.format(item.next, zone: item.zone) ?? "")),
+                    ("zone", .string(item.zone.name)), ("trigger", .string(item.trigger.summary)),
+                    ("source", .string(item.source)),
+                    (
+                        "backends",
+                        .array((item.backends.isEmpty ? facts.defaultBackends : item.backends).map(JSONValue.string))
+                    ),
+                ] + (item.thread.map { [("thread", JSONValue.string($0))] } ?? []))
         }
         return .object([
             ("version", .number(version)), ("pid", .number(Int64(facts.pid))),
@@ -106,11 +107,12 @@ final class SnapshotWriter: @unchecked Sendable {
                 "idle_entries",
                 .array(
                     status.idleItems.map { item in
-                        .object([
-                            ("id", .string(item.id)), ("title", .string(item.title)),
-                            ("trigger", .string(item.trigger.summary)), ("source", .string(item.source)),
-                            ("enabled", .bool(item.isEnabled)),
-                        ])
+                        .object(
+                            [
+                                ("id", .string(item.id)), ("title", .string(item.title)),
+                                ("trigger", .string(item.trigger.summary)), ("source", .string(item.source)),
+                                ("enabled", .bool(item.isEnabled)),
+                            ] + (item.thread.map { [("thread", JSONValue.string($0))] } ?? []))
                     })
             ),
             ("problems", .array(facts.problems.map(JSONValue.string))),

@@ -12,6 +12,7 @@ extension Scheduler {
             public var zone: ZoneRules
             public var trigger: Trigger
             public var backends: [String]
+            public var thread: String?
         }
 
         /// A notification with nothing left to fire.
@@ -22,6 +23,7 @@ extension Scheduler {
             public var trigger: Trigger
             /// `false` for `Enabled=no`; otherwise everything it had to fire is past.
             public var isEnabled: Bool
+            public var thread: String?
         }
 
         /// The notifications with a next occurrence, earliest first: the `limit` earliest, and those `pinned`.

@@ -482,7 +482,8 @@ public final class Scheduler: @unchecked Sendable {
             return Status.Item(
                 id: entry.notification.id, title: entry.notification.title, source: entry.source,
                 next: Date(epochMicroseconds: item.fireTime), zone: entry.notification.trigger.timeZone ?? systemZone,
-                trigger: entry.notification.trigger, backends: entry.notification.backends)
+                trigger: entry.notification.trigger, backends: entry.notification.backends,
+                thread: entry.notification.thread)
         }
         scheduled.sort { ($0.next, $0.id) < ($1.next, $1.id) }
         // Runs after fires: the scan of the whole schedule only when something has nothing left to fire.
@@ -501,7 +502,7 @@ public final class Scheduler: @unchecked Sendable {
                 let notification = entries[index].notification
                 return Status.IdleItem(
                     id: notification.id, title: notification.title, source: entries[index].source,
-                    trigger: notification.trigger, isEnabled: notification.isEnabled)
+                    trigger: notification.trigger, isEnabled: notification.isEnabled, thread: notification.thread)
             }
             let delivering = inFlight.withLock { $0 }
             for index in pinned where !busy[index] {

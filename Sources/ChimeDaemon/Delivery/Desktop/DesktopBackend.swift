@@ -7,7 +7,8 @@ import Glibc
 /// Notifications Specification), and the user's answer back to the daemon.
 ///
 /// Each delivery is one `Notify` call (see `NotifyRequest` for the arguments). A repeating notification replaces its
-/// previous bubble (`replaces_id`) rather than stacking another. `ActionInvoked` and `NotificationClosed` for the
+/// previous bubble (`replaces_id`) rather than stacking another, and so does every notification of a thread the
+/// thread's bubble, which counts them ("and 2 more") until it is closed. `ActionInvoked` and `NotificationClosed` for the
 /// bubbles it put up go to `context.responder`; the action `dismiss` also closes the bubble.
 ///
 /// Without a session bus or a notification server a delivery throws `BackendUnavailable` (new only for the first
@@ -117,14 +118,17 @@ public actor DesktopBackend: ShowingBackend {
     private func show(_ delivery: Delivery) async throws {
         let bus = try await connection()
         let capabilities = Set(try await serverCapabilities(bus))
+        let thread = delivery.notification.thread
+        let replacing = thread.map(bubbles.serverID(ofThread:)) ?? bubbles.serverID(of: delivery.notification.id)
+        let earlier = thread == nil ? 0 : bubbles.count(in: replacing)
         let request = NotifyRequest(
-            delivery, settings: settings, capabilities: capabilities,
-            replacing: bubbles.serverID(of: delivery.notification.id))
+            delivery, settings: settings, capabilities: capabilities, replacing: replacing, earlierInThread: earlier)
         let (serverID, sender) = try await call(bus, "Notify", arguments: { try request.append(to: &$0) }) { reader in
             (try reader.readUInt32(), reader.sender)
         }
         if let sender { serverOwner = sender }
-        bubbles.insert(serverID, delivery)
+        // A server that does not honour replaces_id put up another bubble: the count starts again there.
+        bubbles.insert(serverID, delivery, count: serverID == replacing ? earlier + 1 : 1)
     }
 
     private func serverCapabilities(_ bus: BusConnection) async throws -> [String] {
@@ -352,11 +356,20 @@ struct BubbleMap {
     private var deliveries: [UInt32: Delivery] = [:]
     private var order: [UInt32] = []
     private var latest: [String: UInt32] = [:]
+    private var latestOfThread: [String: UInt32] = [:]
+    /// How many deliveries each bubble stands for (those of a thread that it replaced, and its own).
+    private var counts: [UInt32: Int] = [:]
 
     init(limit: Int) { self.limit = limit }
 
     /// The server id of the bubble `notificationID` has on screen, or 0.
     func serverID(of notificationID: String) -> UInt32 { latest[notificationID] ?? 0 }
+
+    /// The server id of the bubble of `thread` on screen, or 0.
+    func serverID(ofThread thread: String) -> UInt32 { latestOfThread[thread] ?? 0 }
+
+    /// How many deliveries the bubble `serverID` stands for; 0 when it is not on screen.
+    func count(in serverID: UInt32) -> Int { counts[serverID] ?? 0 }
 
     func delivery(of serverID: UInt32) -> Delivery? { deliveries[serverID] }
 
@@ -370,10 +383,15 @@ struct BubbleMap {
 
     var count: Int { deliveries.count }
 
-    mutating func insert(_ serverID: UInt32, _ delivery: Delivery) {
-        if deliveries.updateValue(delivery, forKey: serverID) != nil { order.removeAll { $0 == serverID } }
+    mutating func insert(_ serverID: UInt32, _ delivery: Delivery, count: Int = 1) {
+        if let replaced = deliveries.updateValue(delivery, forKey: serverID) {
+            order.removeAll { $0 == serverID }
+            if latest[replaced.notification.id] == serverID { latest[replaced.notification.id] = nil }
+        }
         order.append(serverID)
         latest[delivery.notification.id] = serverID
+        if let thread = delivery.notification.thread { latestOfThread[thread] = serverID }
+        counts[serverID] = count
         while order.count > limit { remove(order[0]) }
     }
 
@@ -381,7 +399,11 @@ struct BubbleMap {
     mutating func remove(_ serverID: UInt32) -> Delivery? {
         guard let delivery = deliveries.removeValue(forKey: serverID) else { return nil }
         order.removeAll { $0 == serverID }
+        counts[serverID] = nil
         if latest[delivery.notification.id] == serverID { latest[delivery.notification.id] = nil }
+        if let thread = delivery.notification.thread, latestOfThread[thread] == serverID {
+            latestOfThread[thread] = nil
+        }
         return delivery
     }
 
@@ -389,5 +411,7 @@ struct BubbleMap {
         deliveries = [:]
         order = []
         latest = [:]
+        latestOfThread = [:]
+        counts = [:]
     }
 }

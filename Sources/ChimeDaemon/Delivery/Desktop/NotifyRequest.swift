@@ -32,20 +32,31 @@ struct NotifyRequest: Sendable, Equatable {
     /// - `Action=` pairs are sent only to a server with `actions`.
     /// - `Sound=`: an absolute path is a `sound-file`, `default` the `sound-name` `message-new-instant`, anything else
     ///   a `sound-name`; a delivery whose sound is suppressed has no sound hint but `suppress-sound`.
+    /// - `Thread=`: the bubble replaces the thread's (`replacesID`), its body ends with "and N more" for the
+    ///   `earlierInThread` deliveries it stands for too, and a server that stacks by tag gets the thread as its
+    ///   `x-dunst-stack-tag` and `x-canonical-private-synchronous`.
     init(
-        _ delivery: Delivery, settings: DesktopSettings, capabilities: Set<String>, replacing replacesID: UInt32
+        _ delivery: Delivery, settings: DesktopSettings, capabilities: Set<String>, replacing replacesID: UInt32,
+        earlierInThread: Int = 0
     ) {
         let notification = delivery.notification
         appName = settings.appName
         self.replacesID = replacesID
         appIcon = notification.icon ?? ""
         summary = notification.title
-        body = capabilities.contains("body-markup") ? Self.escapingMarkup(notification.body) : notification.body
+        var text = notification.body
+        if earlierInThread > 0 { text += (text.isEmpty ? "" : "\n") + "and \(earlierInThread) more" }
+        body = capabilities.contains("body-markup") ? Self.escapingMarkup(text) : text
         actions =
             capabilities.contains("actions") ? notification.actions.flatMap { [$0.key, $0.label] } : []
         hints = [Hint(key: "urgency", value: .byte(Self.urgencyLevel(notification.urgency)))]
         if let category = notification.category { hints.append(Hint(key: "category", value: .string(category))) }
         hints.append(Hint(key: "desktop-entry", value: .string(settings.desktopEntry)))
+        if let thread = notification.thread {
+            for key in ["x-dunst-stack-tag", "x-canonical-private-synchronous"] where capabilities.contains(key) {
+                hints.append(Hint(key: key, value: .string(thread)))
+            }
+        }
         if delivery.isSoundSuppressed {
             hints.append(Hint(key: "suppress-sound", value: .boolean(true)))
         } else if let sound = notification.sound {
