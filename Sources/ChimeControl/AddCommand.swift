@@ -35,6 +35,8 @@ struct AddCommand: Command {
           --interruption-level=passive|active|time-sensitive|critical
                                 how much it may interrupt; quiet hours decide by it
           --thread=NAME         the thread it belongs to: one bubble per thread on the desktop
+          --repeat=SPANS        again after each span ('5min 10min'), the last over and over, until
+                                acknowledged ('chimectl ack ID')
           --action=KEY:LABEL    an action offered; repeatable
           --info=KEY=VALUE      data passed along; repeatable
           --deliver=LIST        backends, such as journal,desktop; default: chimed's

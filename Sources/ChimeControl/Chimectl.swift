@@ -5,7 +5,7 @@ public enum Chimectl {
     static let commands: [any Command.Type] = [
         ListCommand.self, NextCommand.self, StatusCommand.self, AddCommand.self, CancelCommand.self,
         DisableCommand.self, EnableCommand.self, FireCommand.self, ReloadCommand.self, HistoryCommand.self,
-        BadgeCommand.self, QuietCommand.self,
+        BadgeCommand.self, QuietCommand.self, AckCommand.self,
         VerifyCommand.self, CalendarCommand.self, TimestampCommand.self, TimespanCommand.self, CompletionCommand.self,
     ]
 

@@ -28,7 +28,7 @@ struct NotificationRequest {
 
     static let valued: Set<String> = [
         "in", "at", "timezone", "on-calendar", "every", "count", "from", "until", "title", "body", "icon", "sound",
-        "urgency", "interruption-level", "action", "badge", "info", "deliver", "thread",
+        "urgency", "interruption-level", "action", "badge", "info", "deliver", "thread", "repeat",
     ]
 
     /// Builds the file for `id` from the options of `chimectl add`.
@@ -66,6 +66,7 @@ struct NotificationRequest {
         try Self.assign(&writer, "Icon", arguments.value("icon"), option: "--icon", lines: &lines)
         try Self.assign(&writer, "Sound", arguments.value("sound"), option: "--sound", lines: &lines)
         try Self.assign(&writer, "Thread", arguments.value("thread"), option: "--thread", lines: &lines)
+        try Self.assign(&writer, "Repeat", arguments.value("repeat"), option: "--repeat", lines: &lines)
         try Self.assign(
             &writer, "InterruptionLevel", arguments.value("interruption-level"), option: "--interruption-level",
             lines: &lines)

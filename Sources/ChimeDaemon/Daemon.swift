@@ -63,7 +63,8 @@ public final class Daemon: @unchecked Sendable {
         scheduler = Scheduler(
             clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: focus, log: log,
             store: FileHistoryStore(directory: options.stateDirectory),
-            snoozeStore: FileSnoozeStore(directory: options.stateDirectory, log: log))
+            snoozeStore: FileSnoozeStore(directory: options.stateDirectory, log: log),
+            repeatStore: FileRepeatStore(directory: options.stateDirectory, log: log))
         let answers = NotificationAnswers(
             queue: queue, scheduler: scheduler, clock: clock, log: log, environment: environment)
         let registry = BackendRegistry(

@@ -131,6 +131,18 @@ public final class NotificationCenter: Sendable {
         }
     }
 
+    /// Acknowledges the requests `identifiers` that repeat until acknowledged (`Repeat=`), stopping their repeats;
+    /// others are ignored.
+    public func acknowledgeNotifications(withIdentifiers identifiers: [String]) async throws {
+        let appID = applicationID
+        try await call("Acknowledge") { writer in
+            try writer.append(appID)
+            try writer.append(strings: identifiers)
+        } reply: { _ in
+            ()
+        }
+    }
+
     public func removeAllDeliveredNotifications() async throws {
         let appID = applicationID
         try await call("RemoveAllDelivered") {

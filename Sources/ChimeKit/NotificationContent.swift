@@ -17,6 +17,9 @@ public struct NotificationContent: Sendable, Equatable {
     public var interruptionLevel: String?
     /// `Thread=`, as `UNNotificationContent.threadIdentifier`: notifications of a thread share one bubble.
     public var threadIdentifier: String?
+    /// `Repeat=`: time spans (`5min 10min`) after which it comes again, the last over and over, until acknowledged
+    /// (`NotificationCenter.acknowledgeNotifications(withIdentifiers:)`).
+    public var repeats: String?
     /// `Action=KEY:LABEL`, in order.
     public var actions: [(key: String, label: String)]
     /// `Info=KEY=VALUE`: what the application gets back with the user's answer (`userInfo`).
@@ -26,7 +29,7 @@ public struct NotificationContent: Sendable, Equatable {
         title: String, body: String? = nil, badge: String? = nil, sound: String? = nil, icon: String? = nil,
         category: String? = nil, urgency: String? = nil, actions: [(key: String, label: String)] = [],
         userInfo: [(key: String, value: String)] = [], interruptionLevel: String? = nil,
-        threadIdentifier: String? = nil
+        threadIdentifier: String? = nil, repeats: String? = nil
     ) {
         self.title = title
         self.body = body
@@ -39,6 +42,7 @@ public struct NotificationContent: Sendable, Equatable {
         self.userInfo = userInfo
         self.interruptionLevel = interruptionLevel
         self.threadIdentifier = threadIdentifier
+        self.repeats = repeats
     }
 
     /// The `content` argument of `Add`.
@@ -47,6 +51,7 @@ public struct NotificationContent: Sendable, Equatable {
         for (key, value) in [
             ("Body", body), ("Badge", badge), ("Sound", sound), ("Icon", icon), ("Category", category),
             ("Urgency", urgency), ("InterruptionLevel", interruptionLevel), ("Thread", threadIdentifier),
+            ("Repeat", repeats),
         ] {
             if let value { entries.append((key, .string(value))) }
         }
@@ -73,13 +78,13 @@ public struct NotificationContent: Sendable, Equatable {
             icon: text("Icon"), category: text("Category"), urgency: text("Urgency"),
             actions: list("Action", separator: ":").map { (key: $0.0, label: $0.1) },
             userInfo: list("Info", separator: "=").map { (key: $0.0, value: $0.1) },
-            interruptionLevel: text("InterruptionLevel"), threadIdentifier: text("Thread"))
+            interruptionLevel: text("InterruptionLevel"), threadIdentifier: text("Thread"), repeats: text("Repeat"))
     }
 
     public static func == (a: NotificationContent, b: NotificationContent) -> Bool {
         a.title == b.title && a.body == b.body && a.badge == b.badge && a.sound == b.sound && a.icon == b.icon
             && a.category == b.category && a.urgency == b.urgency && a.interruptionLevel == b.interruptionLevel
-            && a.threadIdentifier == b.threadIdentifier
+            && a.threadIdentifier == b.threadIdentifier && a.repeats == b.repeats
             && a.actions.map(\.key) == b.actions.map(\.key) && a.actions.map(\.label) == b.actions.map(\.label)
             && a.userInfo.map(\.key) == b.userInfo.map(\.key) && a.userInfo.map(\.value) == b.userInfo.map(\.value)
     }

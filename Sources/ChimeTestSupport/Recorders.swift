@@ -11,6 +11,7 @@ public final class RecordingDispatcher: DeliveryDispatching, @unchecked Sendable
         public var fireTime: Date
         public var handedOffAt: Date
         public var missedCount: Int
+        public var repeatNumber: Int
     }
 
     private let clock: any WallClock
@@ -26,7 +27,7 @@ public final class RecordingDispatcher: DeliveryDispatching, @unchecked Sendable
             id: delivery.notification.id, title: delivery.notification.title, body: delivery.notification.body,
             fireTime: delivery.fireTime,
             handedOffAt: clock.now(),
-            missedCount: delivery.missedCount)
+            missedCount: delivery.missedCount, repeatNumber: delivery.repeatNumber)
         list.withLock { $0.append(record) }
     }
 

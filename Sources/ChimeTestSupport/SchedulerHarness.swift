@@ -13,13 +13,15 @@ public struct SchedulerHarness {
 
     /// A scheduler whose clock starts at `clock`'s now, over `store` and `snoozeStore` (what a restart finds).
     public init(
-        clock: ManualClock, store: any HistoryStore = MemoryHistoryStore(), snoozeStore: (any SnoozeStore)? = nil
+        clock: ManualClock, store: any HistoryStore = MemoryHistoryStore(), snoozeStore: (any SnoozeStore)? = nil,
+        repeatStore: (any RepeatStore)? = nil
     ) {
         self.clock = clock
         timer = clock.makeTimer()
         dispatcher = RecordingDispatcher(clock: clock)
         scheduler = Scheduler(
-            clock: clock, timer: timer, dispatcher: dispatcher, log: log, store: store, snoozeStore: snoozeStore)
+            clock: clock, timer: timer, dispatcher: dispatcher, log: log, store: store, snoozeStore: snoozeStore,
+            repeatStore: repeatStore)
     }
 
     /// A scheduler whose clock starts at `start`, a timestamp as `TestDate.timestamp` reads it.

@@ -127,6 +127,20 @@ import Testing
             load("[Notification]\nTitle=t\n[Trigger]\nOnCalendar=daily\n").notification?.interruptionLevel == .active)
     }
 
+    @Test func repeatIsTimeSpansEachOneWord() throws {
+        let result = load(
+            "[Notification]\nTitle=t\nRepeat=5min  10min 1h30min\nDismissAcknowledges=no\n[Trigger]\nOnCalendar=daily\n"
+        )
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+        let notification = try #require(result.notification)
+        #expect(notification.repeats == [.seconds(300), .seconds(600), .seconds(5400)])
+        #expect(!notification.dismissAcknowledges)
+        #expect(notification.repeatDelay(after: 0) == .seconds(300))
+        #expect(notification.repeatDelay(after: 7) == .seconds(5400))
+        let plain = try #require(load("[Notification]\nTitle=t\n[Trigger]\nOnCalendar=daily\n").notification)
+        #expect(plain.repeats.isEmpty && plain.dismissAcknowledges && plain.repeatDelay(after: 0) == nil)
+    }
+
     @Test func aThreadIsAnyLineOfText() throws {
         let result = load("[Notification]\nTitle=t\nThread=Linear Algebra: week 3\n[Trigger]\nOnCalendar=daily\n")
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
@@ -145,6 +159,11 @@ import Testing
             "[Notification]\nTitle=t\nInterruptionLevel=Critical\n[Trigger]\nOnCalendar=daily\n",
             "/etc/chime/sample.notification:3:19: Invalid InterruptionLevel= 'Critical': expected passive, active, "
                 + "time-sensitive or critical."
+        ),
+        (
+            "[Notification]\nTitle=t\nRepeat=5min 500ms\n[Trigger]\nOnCalendar=daily\n",
+            "/etc/chime/sample.notification:3:8: Invalid Repeat= '5min 500ms': '500ms' is not a time span of a second "
+                + "or more; give spans such as '5min 10min 30min', each one word."
         ),
         (
             "[Notification]\nTitle=t\nThread=a\u{7}b\n[Trigger]\nOnCalendar=daily\n",

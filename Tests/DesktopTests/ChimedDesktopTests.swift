@@ -376,3 +376,57 @@ struct GnomeDoNotDisturbTests {
         #expect(DesktopDoNotDisturbTests.summaries(server) == ["Tea"], "\(process.standardError)")
     }
 }
+
+/// `Repeat=` against the real chimed and the recording server: the bubble comes back until the user acknowledges it,
+/// with the `ack` action or by closing it.
+@Suite(
+    .serialized,
+    .enabled(if: desktopTestsUnmetRequirement == nil, "skipped: \(desktopTestsUnmetRequirement ?? "")"))
+struct RepeatUntilAcknowledgedTests {
+    @Test func theBubbleComesBackUntilAcknowledgedByItsActionOrByClosingIt() async throws {
+        let directory = try TemporaryDirectory(prefix: "chimed-repeat")
+        defer { directory.remove() }
+        let bus = try PrivateSessionBus(directory: directory)
+        defer { bus.stop() }
+        let server = try DBusFixture(
+            "notification-server", bus: bus, directory: directory, arguments: ["--capabilities=actions,body"])
+        defer { server.stop() }
+        let due = Int(Date().timeIntervalSince1970.rounded(.up)) + 3
+        for id in ["Pills", "Water"] {
+            try directory.write(
+                "config/\(id).notification",
+                "[Notification]\nTitle=\(id)\nRepeat=1s\nDeliver=desktop\n[Trigger]\nAt=@\(due)\n")
+        }
+        let (process, _) = try ChimedDesktopTests().startChimed(in: directory, bus: bus, zone: "Europe/Berlin")
+        defer {
+            process.signal(SIGTERM)
+            process.wait(timeout: 10)
+        }
+        func calls(_ title: String) -> [[String: Any]] {
+            server.records.filter { $0["method"] as? String == "Notify" && $0["summary"] as? String == title }
+        }
+        // Delivered, then again, the repeat replacing the bubble; the bubble offers "ack".
+        server.waitForRecords(timeout: .seconds(20)) { _ in calls("Pills").count >= 2 && calls("Water").count >= 2 }
+        let pills = calls("Pills")
+        try #require(pills.count >= 2, "\(process.standardError)")
+        let bubble = try #require(pills[0]["id"] as? Int)
+        #expect(pills[0]["actions"] as? [String] == ["ack", "Acknowledge"])
+        #expect(pills.dropFirst().allSatisfy { $0["replaces_id"] as? Int == bubble })
+
+        try await ChimedDesktopTests.choose("ack", on: bubble, bus: bus)
+        let water = try #require(calls("Water").first?["id"] as? Int)
+        try await ChimedDesktopTests.close(water, reason: 2, bus: bus)
+        #expect(
+            waitFor(
+                {
+                    process.standardError.contains("Pills: Pills (acknowledged by the desktop action 'ack'")
+                        && process.standardError.contains("Water: Water (acknowledged by the user closing the bubble")
+                }, timeout: 10), "\(process.standardError)")
+        // A repeat already handed off may still reach the server; then nothing more, for longer than a repeat takes.
+        usleep(300_000)
+        let (pillsSettled, waterSettled) = (calls("Pills").count, calls("Water").count)
+        usleep(1_500_000)
+        #expect(calls("Pills").count == pillsSettled)
+        #expect(calls("Water").count == waterSettled)
+    }
+}

@@ -123,6 +123,31 @@ import Testing
         #expect(instance.process?.standardOutput.contains(#""id":"now""#) == true)
     }
 
+    @Test func chimectlAckStopsTheRepeats() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        try instance.start(chimed)
+        defer { instance.stop() }
+        let add = try chimectl(["add", "--in=1s", "--title=Pills", "--id=pills", "--repeat=1s"], instance)
+        #expect(add.status == 0, "\(add.standardError)")
+        #expect(waitFor({ instance.delivered.filter { $0 == "pills" }.count >= 2 }, timeout: 10))
+        let ack = try chimectl(["ack", "pills"], instance)
+        #expect(ack.status == 0, "\(ack.standardError)")
+        #expect(ack.standardOutput == "Acknowledged pills: no more repeats.\n")
+        // chimectl returns once the rebuild that took the request is done: nothing more comes.
+        let count = instance.delivered.count
+        usleep(1_500_000)
+        #expect(instance.delivered.count == count)
+        #expect(instance.process?.standardError.contains("pills: Pills (acknowledged by chimectl ack") == true)
+
+        let again = try chimectl(["ack", "pills", "--json"], instance)
+        #expect(again.status == 1)
+        #expect(
+            again.standardOutput
+                == #"{"acknowledged":[],"failed":[{"id":"pills","error":"'pills' is not repeating; there is nothing to acknowledge"}]}"#
+                + "\n")
+    }
+
     /// A request with nothing left to fire is removed once delivered: not loaded again, not listed, not cancelled.
     @Test func aFinishedRequestLeavesTheStateDirectory() throws {
         let instance = try Instance()

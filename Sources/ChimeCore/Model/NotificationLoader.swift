@@ -44,7 +44,7 @@ public struct NotificationLoader: Sendable {
     public static let knownKeys: [String: Set<String>] = [
         "Notification": [
             "Title", "Body", "Icon", "Category", "Sound", "Urgency", "InterruptionLevel", "Action", "ExecAction",
-            "SnoozeSec", "Badge", "Info", "Deliver", "Enabled", "Thread",
+            "SnoozeSec", "Badge", "Info", "Deliver", "Enabled", "Thread", "Repeat", "DismissAcknowledges",
         ],
         "Trigger": ["At", "OnCalendar", "Every", "From", "Count", "Until", "TimeZone", "Persistent"],
     ]
@@ -84,6 +84,9 @@ public struct NotificationLoader: Sendable {
     static func invalidIDMessage(_ id: String) -> String {
         "Invalid notification name '\(id)': use letters, digits and '-_.@:'."
     }
+
+    /// The most time spans `Repeat=` may list.
+    public static let maximumRepeats = 32
 
     /// Whether `name` can name a thread: a name a person gives a group (`Linear Algebra`, `chat:alice`), shown in
     /// lists and hints, so one line of printable text of at most 255 bytes.
@@ -328,6 +331,31 @@ private struct Reader {
         }
     }
 
+    /// `Repeat=`: time spans separated by spaces, each one word (`5min 10min 30min`), each at least a second.
+    mutating func readRepeats(_ entry: UnitFileEntry, into notification: inout ScheduledNotification) {
+        let words = entry.value.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard words.count <= NotificationLoader.maximumRepeats else {
+            error(
+                entry.valueLocation,
+                "Invalid Repeat= '\(entry.value)': at most \(NotificationLoader.maximumRepeats) time spans.")
+            return
+        }
+        var repeats: [Duration] = []
+        for word in words {
+            guard let span = try? Timespan.parse(String(word)), span.microseconds >= 1_000_000, !span.isInfinite,
+                let duration = span.duration
+            else {
+                error(
+                    entry.valueLocation,
+                    "Invalid Repeat= '\(entry.value)': '\(word)' is not a time span of a second or more; give "
+                        + "spans such as '5min 10min 30min', each one word.")
+                return
+            }
+            repeats.append(duration)
+        }
+        notification.repeats = repeats
+    }
+
     mutating func readContent(into notification: inout ScheduledNotification) {
         let section = "Notification"
         if let entry = single("Body", in: section) { notification.body = entry.value }
@@ -378,6 +406,10 @@ private struct Reader {
             } else {
                 error(entry.valueLocation, "Invalid SnoozeSec= '\(entry.value)': expected a time span above zero.")
             }
+        }
+        if let entry = single("Repeat", in: section) { readRepeats(entry, into: &notification) }
+        if let entry = single("DismissAcknowledges", in: section) {
+            notification.dismissAcknowledges = boolean(entry) ?? true
         }
         if let entry = single("Enabled", in: section) { notification.isEnabled = boolean(entry) ?? true }
         readActions(into: &notification)

@@ -95,6 +95,8 @@ public struct ScheduledNotification: Sendable, Equatable {
         var backends: [String] = []
         var interruptionLevel = InterruptionLevel.active
         var thread: String?
+        var repeats: [Duration] = []
+        var dismissAcknowledges = true
     }
 
     /// `Extras` behind a reference, copied on write; `nil` while every one has its default.
@@ -166,6 +168,21 @@ public struct ScheduledNotification: Sendable, Equatable {
         get { extras.interruptionLevel }
         set { extras.interruptionLevel = newValue }
     }
+    /// `Repeat=`: after each delivery, deliver again after the first span, then the second…, the last one over
+    /// and over, until the user acknowledges it; empty for a notification delivered once per occurrence.
+    public var repeats: [Duration] {
+        get { extras.repeats }
+        set { extras.repeats = newValue }
+    }
+    /// `DismissAcknowledges=`: whether the user closing the bubble acknowledges it (stops its repeats).
+    public var dismissAcknowledges: Bool {
+        get { extras.dismissAcknowledges }
+        set { extras.dismissAcknowledges = newValue }
+    }
+    /// The delay before the repeat that follows repeat number `count` (0: after the delivery itself).
+    public func repeatDelay(after count: Int) -> Duration? {
+        repeats.isEmpty ? nil : repeats[min(count, repeats.count - 1)]
+    }
     /// `Thread=`: the group it belongs to (a course, a chat); the desktop shows one bubble per thread.
     public var thread: String? {
         get { extras.thread }
@@ -190,6 +207,7 @@ public struct ScheduledNotification: Sendable, Equatable {
             && a.info.map(\.key) == b.info.map(\.key) && a.info.map(\.value) == b.info.map(\.value)
             && a.backends == b.backends && a.isEnabled == b.isEnabled && a.trigger == b.trigger
             && a.interruptionLevel == b.interruptionLevel && a.thread == b.thread
+            && a.repeats == b.repeats && a.dismissAcknowledges == b.dismissAcknowledges
     }
 }
 

@@ -5,7 +5,7 @@ extension Delivery {
     /// The delivery as the JSON object that the `stdout` line and the webhook's request body both carry.
     ///
     /// `{"id":…,"title":…,"body":…,"info":{…},"fire_time":…,"delivered_at":…,"backend":…}`, then `"missed"`,
-    /// `"badge"` and `"interruption_level"` (other than `active`) when there are any; times in ISO 8601 UTC with microseconds; `backend` is the name of the backend
+    /// `"badge"`, `"repeat"` and `"interruption_level"` (other than `active`) when there are any; times in ISO 8601 UTC with microseconds; `backend` is the name of the backend
     /// that delivers it.
     public func json(deliveredAt: Date, backend: String) -> JSONValue {
         var members: [(String, JSONValue)] = [
@@ -18,6 +18,7 @@ extension Delivery {
         ]
         if missedCount > 0 { members.append(("missed", .number(Int64(missedCount)))) }
         if let badge { members.append(("badge", .number(Int64(badge)))) }
+        if repeatNumber > 0 { members.append(("repeat", .number(Int64(repeatNumber)))) }
         if notification.interruptionLevel != .active {
             members.append(("interruption_level", .string(notification.interruptionLevel.rawValue)))
         }

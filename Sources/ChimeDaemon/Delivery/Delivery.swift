@@ -15,6 +15,8 @@ public struct Delivery: Sendable {
     public var isSoundSuppressed = false
     /// Set when this is a re-delivery after the user chose `snooze`.
     public var isSnoozed = false
+    /// Which repeat of `Repeat=` this is (1 for the first); 0 for a delivery that is not a repeat.
+    public var repeatNumber = 0
 
     public init(notification: ScheduledNotification, fireTime: Date, missedCount: Int = 0) {
         self.notification = notification

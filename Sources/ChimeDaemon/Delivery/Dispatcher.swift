@@ -133,6 +133,7 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
         if let thread = notification.thread { fields.append(("CHIME_THREAD", thread)) }
         if delivery.missedCount > 0 { fields.append(("CHIME_MISSED", String(delivery.missedCount))) }
         if delivery.isSnoozed { fields.append(("CHIME_SNOOZED", "1")) }
+        if delivery.repeatNumber > 0 { fields.append(("CHIME_REPEAT", String(delivery.repeatNumber))) }
         if let badge = delivery.badge { fields.append(("CHIME_BADGE", String(badge))) }
         for (key, value) in notification.info { fields.append(("CHIME_INFO_" + key.uppercased(), value)) }
         return fields

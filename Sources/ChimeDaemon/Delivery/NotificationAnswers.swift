@@ -3,7 +3,8 @@ import Foundation
 
 /// What chimed does when the user answers a notification (a desktop server's `ActionInvoked` and
 /// `NotificationClosed`): `snooze` delivers it again after `SnoozeSec=`, `dismiss` only closes it, any other action
-/// runs its `ExecAction=`; each answer is logged.
+/// runs its `ExecAction=`; each answer is logged. `ack`, a click and (with `DismissAcknowledges=yes`) a dismissal
+/// acknowledge a notification that repeats until acknowledged (`Repeat=`).
 ///
 /// Backends call it from their own tasks; what touches the schedule (a snooze) runs on the scheduler's queue.
 final class NotificationAnswers: NotificationResponding, @unchecked Sendable {
@@ -46,6 +47,8 @@ final class NotificationAnswers: NotificationResponding, @unchecked Sendable {
                 }
             case "dismiss":
                 what = "dismissed"
+            case "ack":
+                what = "acknowledged"
             default:
                 if let argv = notification.actionCommands[key] {
                     what = "action '\(key)' chosen; running \(argv[0])"
@@ -55,6 +58,9 @@ final class NotificationAnswers: NotificationResponding, @unchecked Sendable {
                 }
             }
             log.record(DaemonEvent(.actionInvoked, "\(notification.id): \(what) (\(backend))", fields: fields))
+            if key == "ack" || key == "default" || (key == "dismiss" && notification.dismissAcknowledges) {
+                scheduler.acknowledge([notification.id], by: "the desktop action '\(key)'")
+            }
             answered?(delivery, key)
         }
     }
@@ -107,6 +113,11 @@ final class NotificationAnswers: NotificationResponding, @unchecked Sendable {
                 .closed, "\(delivery.notification.id): \(why) (\(backend))",
                 fields: Dispatcher.fields(of: delivery, backend: backend) + [("CHIME_CLOSE_REASON", String(reason))]))
         guard reason == 2 else { return }
-        queue.async { [self] in answered?(delivery, nil) }
+        queue.async { [self] in
+            if delivery.notification.dismissAcknowledges {
+                scheduler.acknowledge([delivery.notification.id], by: "the user closing the bubble")
+            }
+            answered?(delivery, nil)
+        }
     }
 }

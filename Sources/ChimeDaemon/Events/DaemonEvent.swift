@@ -27,6 +27,7 @@ public struct DaemonEvent: Sendable {
         case released
         case journalOnly = "journal-only"
         case dropped
+        case acknowledged
 
         /// The journal `MESSAGE_ID` of this kind of event (stable: tools filter by it).
         public var messageID: String {
@@ -53,6 +54,7 @@ public struct DaemonEvent: Sendable {
             case .released: return "22f368ac039349c8a49018e627ecbc10"
             case .journalOnly: return "9979081120294fd88ef84c67a7d00e32"
             case .dropped: return "37acdffdddd34218a3415bd3fbf0f31d"
+            case .acknowledged: return "6dbc545135fd4e95b491ddd17c1af336"
             }
         }
 
@@ -63,7 +65,7 @@ public struct DaemonEvent: Sendable {
             case .missed, .skippedPast, .systemError: return .warning
             case .clockChanged, .reloaded, .started, .stopping, .quietBegan, .quietEnded, .dropped: return .notice
             case .delivered, .caughtUp, .actionInvoked, .closed, .backends, .held, .passedQuiet, .released,
-                .journalOnly:
+                .journalOnly, .acknowledged:
                 return .info
             }
         }

@@ -46,6 +46,11 @@ extension Delivery {
         if missedCount > 0 { members.append(("missed", .number(Int64(missedCount)))) }
         if let badge { members.append(("badge", .number(Int64(badge)))) }
         if isSnoozed { members.append(("snoozed", .bool(true))) }
+        if repeatNumber > 0 { members.append(("repeat", .number(Int64(repeatNumber)))) }
+        if !notification.repeats.isEmpty {
+            members.append(("repeats_usec", .array(notification.repeats.map { .number($0.wholeMicroseconds) })))
+        }
+        if !notification.dismissAcknowledges { members.append(("dismiss_acknowledges", .bool(false))) }
         if isSoundSuppressed { members.append(("sound_suppressed", .bool(true))) }
         return .object(members)
     }
@@ -85,6 +90,11 @@ extension Delivery {
             missedCount: (object["missed"] as? NSNumber)?.intValue ?? 0)
         badge = (object["badge"] as? NSNumber)?.intValue
         isSnoozed = object["snoozed"] as? Bool ?? false
+        repeatNumber = (object["repeat"] as? NSNumber)?.intValue ?? 0
+        self.notification.repeats = (object["repeats_usec"] as? [NSNumber] ?? []).map {
+            .microseconds($0.int64Value)
+        }
+        self.notification.dismissAcknowledges = object["dismiss_acknowledges"] as? Bool ?? true
         isSoundSuppressed = object["sound_suppressed"] as? Bool ?? false
     }
 }

@@ -96,6 +96,11 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
                 DaemonEvent(.passedQuiet, "\(subject) (\(level.rawValue), delivered while quiet)", fields: fields))
             target.dispatch(delivery, finished: finished)
         case .hold:
+            // A repeat of what is held already adds nothing: one reminder comes out when quiet ends.
+            if delivery.repeatNumber > 0, held.contains(where: { $0.notification.id == delivery.notification.id }) {
+                finished()
+                return
+            }
             log.record(DaemonEvent(.held, "\(subject) (held while quiet: \(reason))", fields: fields))
             held.append(delivery)
             unsaved.append(finished)

@@ -10,32 +10,24 @@ public protocol HeldDeliveryStore: Sendable {
     func save(_ held: [Delivery])
 }
 
-/// `STATE_DIRECTORY/held.json`, rewritten atomically (and synced) when what is held changes:
-/// `{"version":1,"held":[{…}]}` (`Delivery.storedJSON`). Unreadable or unwritable, it is reported, and chimed goes
-/// on with what it holds in memory.
+/// `STATE_DIRECTORY/held.json` (a `StateListFile`): `{"version":1,"held":[{…}]}` (`Delivery.storedJSON`).
 public final class FileHeldDeliveryStore: HeldDeliveryStore {
-    public let path: String
-    private let log: any EventLog
+    private let file: StateListFile
+
+    public var path: String { file.path }
 
     public init(directory: String, log: any EventLog) {
-        path = directory + "/held.json"
-        self.log = log
+        file = StateListFile(
+            path: directory + "/held.json", member: "held",
+            unreadable: "is not a chime file of held deliveries; what it held is lost",
+            unwritable: "Cannot keep the deliveries held while quiet", log: log)
     }
 
     public func load() -> [Delivery] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [] }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            object["version"] as? Int == 1, let list = object["held"] as? [[String: Any]]
-        else {
-            log.record(
-                DaemonEvent(
-                    .stateError, "\(path) is not a chime file of held deliveries; what it held is lost",
-                    priority: .warning))
-            return []
-        }
+        let list = file.load()
         let held = list.compactMap(Delivery.init(stored:))
         if held.count < list.count {
-            log.record(
+            file.log.record(
                 DaemonEvent(
                     .stateError, "\(path): \(list.count - held.count) held deliveries are unreadable and lost",
                     priority: .warning))
@@ -44,16 +36,6 @@ public final class FileHeldDeliveryStore: HeldDeliveryStore {
     }
 
     public func save(_ held: [Delivery]) {
-        guard !held.isEmpty || FileManager.default.fileExists(atPath: path) else { return }
-        let text = JSONValue.object([("version", .number(1)), ("held", .array(held.map(\.storedJSON)))]).serialized
-        do {
-            try AtomicFile.write(text + "\n", to: path, mode: 0o600)
-        } catch {
-            log.record(
-                DaemonEvent(
-                    .stateError,
-                    "Cannot keep the deliveries held while quiet in \(path) (\(error)); a restart "
-                        + "would lose them", priority: .warning))
-        }
+        file.save(held.map(\.storedJSON), skippingEmpty: true)
     }
 }

@@ -39,6 +39,10 @@ extension ApplicationInterface {
             <method name="RemoveAllDelivered">
               <arg name="app_id" type="s" direction="in"/>
             </method>
+            <method name="Acknowledge">
+              <arg name="app_id" type="s" direction="in"/>
+              <arg name="ids" type="as" direction="in"/>
+            </method>
             <!-- The application's badge: the number on its launcher entry (application://APP_ID.desktop). -->
             <method name="SetBadge">
               <arg name="app_id" type="s" direction="in"/>

@@ -157,6 +157,10 @@ final class ApplicationInterface: @unchecked Sendable {
             case (Self.interface, "RemoveAllDelivered") where call.signature == "s":
                 (appID, access) = (try call.read { try $0.readString() }, .manage)
                 work = { self.removeDelivered(call, appID: appID, ids: nil) }
+            case (Self.interface, "Acknowledge") where call.signature == "sas":
+                let (app, ids) = try call.read { reader in (try reader.readString(), try reader.readStrings()) }
+                (appID, access) = (app, .manage)
+                work = { self.acknowledge(call, appID: app, ids: ids) }
             case (Self.interface, "SetBadge") where call.signature == "su":
                 let (app, count) = try call.read { reader in (try reader.readString(), try reader.readUInt32()) }
                 (appID, access) = (app, .manage)
@@ -218,7 +222,7 @@ final class ApplicationInterface: @unchecked Sendable {
     static let signatures = [
         "Add": "ssa{sv}a{sv}", "GetPending": "s", "RemovePending": "sas", "RemoveAllPending": "s",
         "GetDelivered": "s", "RemoveDelivered": "sas", "RemoveAllDelivered": "s", "SetBadge": "su", "GetBadge": "s",
-        "GetSettings": "s",
+        "GetSettings": "s", "Acknowledge": "sas",
     ]
 
     private func add(
@@ -350,6 +354,14 @@ final class ApplicationInterface: @unchecked Sendable {
             await shown.close(ids)
             call.reply()
         }
+    }
+
+    /// Stops the repeats (`Repeat=`) of the application's requests `ids`, as the user acknowledging them would;
+    /// ids that are not repeating are ignored.
+    private func acknowledge(_ call: BusMethodCall, appID: String, ids: [String]) {
+        let scheduleIDs = Set(ids.map { ApplicationRequests.scheduleID(appID: appID, id: $0) })
+        scheduler.acknowledge(scheduleIDs, by: "the application \(appID)")
+        call.reply()
     }
 
     /// Sets the application's badge: its launcher entry's number, not chime's.

@@ -33,6 +33,13 @@ public enum BusRequestEntries {
         add("Category", notification.category)
         add("Sound", notification.sound)
         add("Thread", notification.thread)
+        if !notification.repeats.isEmpty {
+            add(
+                "Repeat",
+                notification.repeats.map { Timespan($0).map { "\($0)".replacingOccurrences(of: " ", with: "") } ?? "" }
+                    .joined(separator: " "))
+        }
+        add("DismissAcknowledges", notification.dismissAcknowledges ? nil : "no")
         add("Badge", notification.badge?.description)
         if notification.snooze != .seconds(600) {
             let microseconds = notification.snooze.wholeMicroseconds

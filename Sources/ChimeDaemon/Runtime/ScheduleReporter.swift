@@ -114,7 +114,8 @@ final class ScheduleReporter: @unchecked Sendable {
             pid: getpid(), instance: options.instance, lastRebuild: facts.lastRebuild,
             lastLoadStarted: facts.lastLoadStarted, rebuilds: facts.rebuilds, lastError: facts.lastError,
             configDirectories: options.configDirectories, problems: facts.problems,
-            defaultBackends: facts.defaultBackends, badge: badge.count, quiet: focus.status)
+            defaultBackends: facts.defaultBackends, badge: badge.count, quiet: focus.status,
+            repeating: scheduler.repeating)
         snapshot.write(status: status, facts: snapshotFacts, now: clock.now())
     }
 }

@@ -19,6 +19,8 @@ final class SnapshotWriter: @unchecked Sendable {
         var defaultBackends: [String]
         var badge: Int
         var quiet: QuietStatus?
+        /// The notifications repeating until acknowledged.
+        var repeating: [Scheduler.Repeating] = []
     }
 
     static let version: Int64 = 1
@@ -117,6 +119,17 @@ final class SnapshotWriter: @unchecked Sendable {
             ),
             ("problems", .array(facts.problems.map(JSONValue.string))),
             ("quiet", facts.quiet?.json ?? .null),
+            (
+                "repeating",
+                .array(
+                    facts.repeating.map { item in
+                        .object([
+                            ("id", .string(item.id)),
+                            ("next", .string(Timestamp.iso8601(item.next, fraction: .microseconds))),
+                            ("repeat", .number(Int64(item.number))),
+                        ])
+                    })
+            ),
         ])
     }
 }

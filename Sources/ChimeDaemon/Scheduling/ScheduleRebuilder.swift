@@ -176,6 +176,8 @@ final class ScheduleRebuilder: @unchecked Sendable {
         case .success(let loaded):
             badge.takeStoredAndRequested(isFirstRebuild: first)
             scheduler.install(loaded)
+            let acknowledged = AcknowledgementRequests(stateDirectory: options.stateDirectory).take()
+            if !acknowledged.isEmpty { scheduler.acknowledge(acknowledged, by: "chimectl ack") }
             generatorReuse = GeneratorReuse(loaded)
             badge.saveIfChanged()
             facts.lastRebuild = clock.now()

@@ -34,18 +34,18 @@ public final class Scheduler: @unchecked Sendable {
     private var listed: Set<Int> = []
     /// Entries that `place` replaced or `withdraw` took out since the last install: no longer in the schedule,
     /// they stay in `entries` (so that no index moves) until the next install leaves them out.
-    private var retired: Set<Int> = []
+    private(set) var retired: Set<Int> = []
 
-    private let clock: any WallClock
+    let clock: any WallClock
     private let timer: any WallTimer
     private let store: any HistoryStore
-    private let dispatcher: any DeliveryDispatching
-    private let log: any EventLog
+    let dispatcher: any DeliveryDispatching
+    let log: any EventLog
     /// An occurrence overdue by more than this when it is processed (suspend, a forward clock jump, a stopped
     /// process) counts as missed rather than late.
     public var missedThreshold: Duration = .seconds(60)
 
-    private var entries: [Entry] = []
+    private(set) var entries: [Entry] = []
     private var queue = OccurrenceQueue()
     private var systemZone: ZoneRules = .utc
     /// Per notification id: first sighting and last occurrence handled. Kept across rebuilds.
@@ -58,6 +58,9 @@ public final class Scheduler: @unchecked Sendable {
     /// Re-deliveries the user asked for with `snooze`, kept across restarts in `snoozeStore`.
     private var snoozes = SnoozeList()
     private let snoozeStore: (any SnoozeStore)?
+    /// The repeats of `Repeat=` until acknowledged, kept across restarts in `repeatStore` (`Scheduler+Repeats`).
+    var repeats = RepeatList()
+    let repeatStore: (any RepeatStore)?
     /// Runs after each fire has been handled (deliveries made, timer re-armed).
     public var afterFire: (() -> Void)?
     /// Runs for each delivery just before it is handed off, and may complete it (the daemon sets the badge).
@@ -73,7 +76,7 @@ public final class Scheduler: @unchecked Sendable {
     ///   - store: what survives a restart; the scheduler starts from what it holds.
     public init(
         clock: any WallClock, timer: any WallTimer, dispatcher: any DeliveryDispatching, log: any EventLog,
-        store: any HistoryStore, snoozeStore: (any SnoozeStore)? = nil
+        store: any HistoryStore, snoozeStore: (any SnoozeStore)? = nil, repeatStore: (any RepeatStore)? = nil
     ) {
         self.clock = clock
         self.timer = timer
@@ -82,9 +85,13 @@ public final class Scheduler: @unchecked Sendable {
         self.store = store
         stateWriter = StateWriter(store: store, clock: clock, log: log)
         self.snoozeStore = snoozeStore
+        self.repeatStore = repeatStore
         // Snoozes from before a restart: the first install drops those of notifications gone meanwhile, and one
         // that fell due while chimed was down is delivered at once, late.
         for kept in snoozeStore?.load() ?? [] { snoozes.insert(kept.id, due: kept.due) }
+        for kept in repeatStore?.load() ?? [] {
+            repeats.insert(.init(id: kept.id, due: kept.due, number: kept.number, fireTime: kept.fireTime))
+        }
         let (stored, problems) = store.load()
         histories = stored
         for problem in problems { log.record(DaemonEvent(.stateError, problem, priority: .warning)) }
@@ -175,6 +182,10 @@ public final class Scheduler: @unchecked Sendable {
         if !snoozes.isEmpty {
             if snoozes.keepOnly(Set(entries.filter(\.notification.isEnabled).map(\.notification.id))) { saveSnoozes() }
         }
+        if !repeats.isEmpty {
+            let repeating = entries.filter { $0.notification.isEnabled && !$0.notification.repeats.isEmpty }
+            if repeats.keepOnly(Set(repeating.map(\.notification.id))) { saveRepeats() }
+        }
         if isFirstInstall { redeliverInterrupted(loaded) }
         if processedThrough == nil { processedThrough = now }
         // New first sightings are on disk before the timer is armed; the snapshot is rewritten only now and then.
@@ -224,6 +235,7 @@ public final class Scheduler: @unchecked Sendable {
         }
         guard !withdrawn.isEmpty else { return }
         if snoozes.drop(withdrawn) { saveSnoozes() }
+        if !repeats.drop(withdrawn).isEmpty { saveRepeats() }
         rearm()
     }
 
@@ -273,6 +285,7 @@ public final class Scheduler: @unchecked Sendable {
             }
         }
         deliverSnoozes(dueBy: now)
+        deliverRepeats(dueBy: now)
         processedThrough = max(processedThrough ?? now, now)
         // What was handled is on disk before the next timer is armed.
         stateWriter.flush()
@@ -288,6 +301,7 @@ public final class Scheduler: @unchecked Sendable {
         let id = delivery.notification.id
         let fireTime = delivery.fireTime
         store.recordOccurrence(id, at: fireTime, missed: delivery.missedCount)
+        startRepeats(of: delivery)
         let store = self.store
         // Only a pinned notification's deliveries are counted: whether it is finished depends on them.
         guard !pinnedIDs.isEmpty, pinnedIDs[id] != nil else {
@@ -412,8 +426,10 @@ public final class Scheduler: @unchecked Sendable {
             after: Date(epochMicroseconds: after), history: history, systemZone: systemZone)?.epochMicroseconds
     }
 
-    private func rearm() {
-        let deadlines = [queue.first?.fireTime, snoozes.firstDue, stateWriter.retryDue].compactMap { $0 }
+    func rearm() {
+        let deadlines = [queue.first?.fireTime, snoozes.firstDue, repeats.firstDue, stateWriter.retryDue].compactMap {
+            $0
+        }
         if let first = deadlines.min() {
             timer.arm(at: Date(epochMicroseconds: first))
         } else {
@@ -433,6 +449,8 @@ public final class Scheduler: @unchecked Sendable {
         let due = clock.now().epochMicroseconds + duration.wholeMicroseconds
         snoozes.insert(id, due: due)
         saveSnoozes()
+        // Snoozed, it repeats again from the snooze's delivery on.
+        if !repeats.drop([id]).isEmpty { saveRepeats() }
         rearm()
         return Date(epochMicroseconds: due)
     }
@@ -455,6 +473,7 @@ public final class Scheduler: @unchecked Sendable {
             // The badge already counted this notification when it was first delivered.
             delivery.notification.badge = nil
             willDeliver?(&delivery)
+            startRepeats(of: delivery)
             dispatcher.dispatch(delivery) {}
         }
     }
@@ -508,7 +527,7 @@ public final class Scheduler: @unchecked Sendable {
             for index in pinned where !busy[index] {
                 let id = entries[index].notification.id
                 // Until its delivery is done, a crash must find it to deliver it again.
-                if delivering[id] == nil && !snoozes.contains(id) {
+                if delivering[id] == nil && !snoozes.contains(id) && !repeats.contains(id) {
                     finishedPinned.append(entries[index].source)
                 }
             }

@@ -25,6 +25,9 @@ struct NotifyRequest: Sendable, Equatable {
     /// message, which sound themes provide.
     static let defaultSoundName = "message-new-instant"
 
+    /// The label of the `ack` action a notification that repeats until acknowledged offers unless it names its own.
+    static let acknowledgeLabel = "Acknowledge"
+
     /// The request for `delivery`.
     ///
     /// - `Body=` is escaped (`&`, `<`, `>`) only for a server with `body-markup`: such a server reads the body as
@@ -47,8 +50,11 @@ struct NotifyRequest: Sendable, Equatable {
         var text = notification.body
         if earlierInThread > 0 { text += (text.isEmpty ? "" : "\n") + "and \(earlierInThread) more" }
         body = capabilities.contains("body-markup") ? Self.escapingMarkup(text) : text
-        actions =
-            capabilities.contains("actions") ? notification.actions.flatMap { [$0.key, $0.label] } : []
+        var offered = notification.actions
+        if !notification.repeats.isEmpty && !offered.contains(where: { $0.key == "ack" }) {
+            offered.append(.init(key: "ack", label: Self.acknowledgeLabel))
+        }
+        actions = capabilities.contains("actions") ? offered.flatMap { [$0.key, $0.label] } : []
         hints = [Hint(key: "urgency", value: .byte(Self.urgencyLevel(notification.urgency)))]
         if let category = notification.category { hints.append(Hint(key: "category", value: .string(category))) }
         hints.append(Hint(key: "desktop-entry", value: .string(settings.desktopEntry)))
