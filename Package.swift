@@ -15,8 +15,15 @@ let package = Package(
         .library(name: "ChimeKit", targets: ["ChimeKit"]),
     ],
     targets: [
-        // Pure logic: model, unit-file syntax, calendar engine, time zones, timestamps. Foundation only.
-        .target(name: "ChimeCore"),
+        // Pure logic: model, unit-file syntax, calendar engine, time zones, timestamps. Foundation, and libical's
+        // recurrence engine (pure computation: chime gives it wall-clock times and does the zones itself).
+        .target(name: "ChimeCore", dependencies: ["CICal"]),
+        // libical (RFC 5545 recurrence rules and iCalendar) from Debian's libical-dev.
+        .systemLibrary(
+            name: "CICal",
+            pkgConfig: "libical",
+            providers: [.apt(["libical-dev"])]
+        ),
         // libsystemd (sd-daemon, sd-journal, sd-bus) from Debian's libsystemd-dev.
         .systemLibrary(
             name: "CSystemd",

@@ -228,6 +228,24 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// The instant (seconds) of the wall time `local` as RFC 5545 §3.3.5 reads a local time: where the wall time
+    /// occurs twice, its first occurrence; where it does not occur (a gap), with the UTC offset in force before the
+    /// gap (02:30 on a spring-forward night at 02:00 is 03:30 summer time).
+    public func instantReadingRFC5545(wallTime local: Int64) -> Int64 {
+        if let first = instants(atWallTime: local).first { return first }
+        let window: Int64 = 36 * 3_600
+        var index = firstTransition(after: local - window)
+        while index < transitions.count && transitions[index] <= local + window {
+            let before = types[index == 0 ? initialType : transitionTypes[index - 1]].utcOffset
+            let after = types[transitionTypes[index]].utcOffset
+            if transitions[index] + Int64(before) <= local && local < transitions[index] + Int64(after) {
+                return local - Int64(before)
+            }
+            index += 1
+        }
+        return local - Int64(utcOffset(at: local))
+    }
+
     /// The UTC offset in seconds (east positive) in force at `instant`.
     @inline(__always)
     public func utcOffset(at instant: Int64) -> Int {
