@@ -17,10 +17,12 @@ extension RecurrenceRule {
         // Two days before: enough for any offset and for a wall time that comes earlier than its instant. libical
         // keeps the INTERVAL in step only for whole days and longer (a FREQ=HOURLY;INTERVAL=7 started anew there
         // loses its step), so shorter frequencies walk from the start.
-        let jumps = count == nil && ![.secondly, .minutely, .hourly].contains(frequency)
-        let jump = jumps && afterWall - 2 * 86_400 > start ? afterWall - 2 * 86_400 : nil
-        guard let walk = RecurrenceWalk(self, start: start, from: jump) else { return nil }
         let farBefore = afterWall - 2 * 86_400
+        if let subdaily {
+            return nextInstant(of: subdaily, after: after, farBefore: farBefore, start: start, zone: zone)
+        }
+        let jump = count == nil && farBefore > start ? farBefore : nil
+        guard let walk = RecurrenceWalk(self, start: start, from: jump) else { return nil }
         for _ in 0..<Self.searchLimit {
             guard let wall = walk.next() else { return nil }
             // Days before `after` on the wall clock: before it as an instant too, whatever the offset (an UNTIL it
@@ -33,6 +35,36 @@ extension RecurrenceRule {
             let instant = zone.instantReadingRFC5545(wallTime: wall) * 1_000_000
             if isPastUntil(wall: wall, instant: instant) { return nil }
             if instant > after { return instant }
+        }
+        return nil
+    }
+
+    /// `nextInstant` for a rule that steps in seconds, minutes or hours (`SubdailyRecurrence`).
+    private func nextInstant(
+        of rule: SubdailyRecurrence, after: Int64, farBefore: Int64, start: Int64, zone: ZoneRules
+    ) -> Int64? {
+        let step = rule.interval * rule.unit
+        // Without COUNT the walk may begin near `after`; with it, every instance from DTSTART on is counted.
+        var k: Int64 = count == nil && farBefore > start ? (farBefore - start) / step : 0
+        var counted = 0
+        for _ in 0..<Self.searchLimit {
+            k = rule.nextCandidate(from: k, start: start)
+            for wall in rule.set(ofStep: k, start: start) where wall >= start {
+                counted += 1
+                if let count, counted > count { return nil }
+                if wall < farBefore {
+                    if isPastUntil(wall: wall, instant: .min),
+                        until.map({ if case .instant = $0 { false } else { true } }) ?? false
+                    {
+                        return nil
+                    }
+                    continue
+                }
+                let instant = zone.instantReadingRFC5545(wallTime: wall) * 1_000_000
+                if isPastUntil(wall: wall, instant: instant) { return nil }
+                if instant > after { return instant }
+            }
+            k += 1
         }
         return nil
     }

@@ -38,6 +38,8 @@ public struct RecurrenceRule: Sendable, Equatable {
     public let until: Until?
     /// The parts libical expands: everything but `UNTIL`, in upper case.
     let expanded: String
+    /// A rule that steps in seconds, minutes or hours, which chime expands itself.
+    let subdaily: SubdailyRecurrence?
 
     static let weekdays = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"]
     static let parts: Set<String> = [
@@ -127,6 +129,7 @@ public struct RecurrenceRule: Sendable, Equatable {
         self.text = text
         self.frequency = frequency
         expanded = order.filter { $0 != "UNTIL" }.map { "\($0)=\(values[$0]!)" }.joined(separator: ";")
+        subdaily = SubdailyRecurrence(values, frequency: frequency)
     }
 
     private static func number(
