@@ -50,32 +50,32 @@ struct ChimedDesktopTests {
             }, uniquingKeysWith: { _, latest in latest })
     }
 
-    /// Has the recording server close `bubble` and emit `NotificationClosed` with `reason` (2: the user closed it).
-    static func close(_ bubble: Int, reason: UInt32, bus: PrivateSessionBus) async throws {
+    /// Calls `member` of the recording server's control interface (`org.chime.Test.Control`).
+    static func control(
+        _ member: String, bus: PrivateSessionBus, arguments: @escaping @Sendable (inout BusMessageWriter) throws -> Void
+    ) async throws {
         let control = try BusConnection(address: bus.address, label: "chime.test.control")
         defer { control.close() }
         try await control.call(
             destination: "org.freedesktop.Notifications", path: "/org/chime/Test", interface: "org.chime.Test.Control",
-            member: "EmitNotificationClosed",
-            arguments: { writer in
-                try writer.append(.uint32(UInt32(bubble)))
-                try writer.append(.uint32(reason))
-            }
+            member: member, arguments: arguments
         ) { _ in }
+    }
+
+    /// Has the recording server close `bubble` and emit `NotificationClosed` with `reason` (2: the user closed it).
+    static func close(_ bubble: Int, reason: UInt32, bus: PrivateSessionBus) async throws {
+        try await control("EmitNotificationClosed", bus: bus) { writer in
+            try writer.append(.uint32(UInt32(bubble)))
+            try writer.append(.uint32(reason))
+        }
     }
 
     /// Has the recording server emit `ActionInvoked` for `bubble`, as a user choosing `key` would.
     static func choose(_ key: String, on bubble: Int, bus: PrivateSessionBus) async throws {
-        let control = try BusConnection(address: bus.address, label: "chime.test.control")
-        defer { control.close() }
-        try await control.call(
-            destination: "org.freedesktop.Notifications", path: "/org/chime/Test", interface: "org.chime.Test.Control",
-            member: "EmitActionInvoked",
-            arguments: { writer in
-                try writer.append(.uint32(UInt32(bubble)))
-                try writer.append(key)
-            }
-        ) { _ in }
+        try await control("EmitActionInvoked", bus: bus) { writer in
+            try writer.append(.uint32(UInt32(bubble)))
+            try writer.append(key)
+        }
     }
 
     @Test func aSnoozedBubbleComesBackAfterSnoozeSec() async throws {
@@ -234,12 +234,7 @@ struct ChimedDesktopTests {
     .enabled(if: desktopTestsUnmetRequirement == nil, "skipped: \(desktopTestsUnmetRequirement ?? "")"))
 struct DesktopDoNotDisturbTests {
     static func setInhibited(_ inhibited: Bool, bus: PrivateSessionBus) async throws {
-        let control = try BusConnection(address: bus.address, label: "chime.test.control")
-        defer { control.close() }
-        try await control.call(
-            destination: "org.freedesktop.Notifications", path: "/org/chime/Test", interface: "org.chime.Test.Control",
-            member: "SetInhibited", arguments: { try $0.append(.boolean(inhibited)) }
-        ) { _ in }
+        try await ChimedDesktopTests.control("SetInhibited", bus: bus) { try $0.append(.boolean(inhibited)) }
     }
 
     static func summaries(_ server: DBusFixture) -> [String] {

@@ -83,6 +83,22 @@ struct DunstDesktopTests {
             }
         }
 
+        /// The closed bubbles in dunst's history (`dunstctl history`), once there are any (or after 20 s).
+        func closedBubbles() throws -> [(summary: String, body: String)] {
+            var bubbles: [(summary: String, body: String)] = []
+            try waitFor("a bubble in dunstctl history") {
+                let history = try dunstctl("history").standardOutput
+                let object = try JSONSerialization.jsonObject(with: Data(history.utf8)) as? [String: Any]
+                let entries = (object?["data"] as? [[[String: Any]]])?.first ?? []
+                func text(_ entry: [String: Any], _ key: String) -> String? {
+                    (entry[key] as? [String: Any])?["data"] as? String
+                }
+                bubbles = entries.compactMap { entry in text(entry, "summary").map { ($0, text(entry, "body") ?? "") } }
+                return !bubbles.isEmpty
+            }
+            return bubbles
+        }
+
         func stop() {
             dunst.wait(timeout: 0)
             xvfb.wait(timeout: 0)
@@ -153,15 +169,7 @@ struct DunstDesktopTests {
         #expect(text.contains("Room 4B"))
 
         _ = try dunstctl("close-all")
-        var summaries: [String] = []
-        try waitFor("notification in dunstctl history") {
-            let history = try dunstctl("history").standardOutput
-            let object = try JSONSerialization.jsonObject(with: Data(history.utf8)) as? [String: Any]
-            let entries = (object?["data"] as? [[[String: Any]]])?.first ?? []
-            summaries = entries.compactMap { ($0["summary"] as? [String: Any])?["data"] as? String }
-            return !summaries.isEmpty
-        }
-        #expect(summaries == ["Exam Linear Algebra"])
+        #expect(try session.closedBubbles().map(\.summary) == ["Exam Linear Algebra"])
 
         daemon.signal(SIGTERM)
         #expect(daemon.wait(timeout: 10) == 0)
@@ -237,19 +245,9 @@ struct DunstDesktopTests {
         usleep(200_000)
         #expect(try session.dunstctl("count", "displayed").standardOutput == "1\n")
         _ = try session.dunstctl("close-all")
-        var bodies: [String] = []
-        try session.waitFor("the bubble in dunstctl history") {
-            let history = try session.dunstctl("history").standardOutput
-            let object = try JSONSerialization.jsonObject(with: Data(history.utf8)) as? [String: Any]
-            let entries = (object?["data"] as? [[[String: Any]]])?.first ?? []
-            bodies = entries.compactMap { entry in
-                ((entry["summary"] as? [String: Any])?["data"] as? String).map { summary in
-                    summary + ": " + (((entry["body"] as? [String: Any])?["data"] as? String) ?? "")
-                }
-            }
-            return !bodies.isEmpty
-        }
-        #expect(bodies == ["Third message: from Alice\nand 2 more"])
+        #expect(
+            try session.closedBubbles().map { "\($0.summary): \($0.body)" } == ["Third message: from Alice\nand 2 more"]
+        )
         daemon.signal(SIGTERM)
         #expect(daemon.wait(timeout: 10) == 0)
     }

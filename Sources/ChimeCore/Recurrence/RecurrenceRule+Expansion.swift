@@ -8,61 +8,71 @@ extension RecurrenceRule {
     /// The first instant of the rule strictly after `after` (µs since the epoch), the rule started at the wall
     /// time `start` (its DTSTART: seconds of the wall clock) in `zone`; `nil` when there is none.
     ///
-    /// libical expands the rule on the wall clock; each wall time becomes an instant as RFC 5545 §3.3.5 says
-    /// (`ZoneRules.instantReadingRFC5545`). Without `COUNT` the search starts near `after` instead of at DTSTART.
+    /// libical (or, for a rule that steps in seconds, minutes or hours, `SubdailyRecurrence`) expands the rule on the
+    /// wall clock; each wall time becomes an instant as RFC 5545 §3.3.5 says (`ZoneRules.instantReadingRFC5545`).
+    /// Without `COUNT` the search starts near `after` instead of at DTSTART.
     public func nextInstant(after: Int64, start: Int64, zone: ZoneRules) -> Int64? {
         if case .instant(let end) = until, end <= after { return nil }
         let (afterSeconds, _) = CivilTime.floorDivide64(after, 1_000_000)
         let afterWall = afterSeconds + Int64(zone.utcOffset(at: afterSeconds))
-        // Two days before: enough for any offset and for a wall time that comes earlier than its instant. libical
-        // keeps the INTERVAL in step only for whole days and longer (a FREQ=HOURLY;INTERVAL=7 started anew there
-        // loses its step), so shorter frequencies walk from the start.
+        // Two days before `after` on the wall clock is before it as an instant too, whatever the offset: a search
+        // may begin there, and what comes earlier need not be read as an instant.
         let farBefore = afterWall - 2 * 86_400
-        if let subdaily {
-            return nextInstant(of: subdaily, after: after, farBefore: farBefore, start: start, zone: zone)
-        }
+        let search = Search(after: after, farBefore: farBefore, zone: zone, rule: self)
+        if let subdaily { return nextInstant(of: subdaily, start: start, search: search) }
         let jump = count == nil && farBefore > start ? farBefore : nil
         guard let walk = RecurrenceWalk(self, start: start, from: jump) else { return nil }
         for _ in 0..<Self.searchLimit {
             guard let wall = walk.next() else { return nil }
-            // Days before `after` on the wall clock: before it as an instant too, whatever the offset (an UNTIL it
-            // passes is found at the first instance near `after`).
-            if wall < farBefore {
-                if case .instant = until { continue }
-                if isPastUntil(wall: wall, instant: .min) { return nil }
-                continue
+            switch search.judge(wall) {
+            case .before: continue
+            case .end: return nil
+            case .found(let instant): return instant
             }
-            let instant = zone.instantReadingRFC5545(wallTime: wall) * 1_000_000
-            if isPastUntil(wall: wall, instant: instant) { return nil }
-            if instant > after { return instant }
         }
         return nil
     }
 
-    /// `nextInstant` for a rule that steps in seconds, minutes or hours (`SubdailyRecurrence`).
-    private func nextInstant(
-        of rule: SubdailyRecurrence, after: Int64, farBefore: Int64, start: Int64, zone: ZoneRules
-    ) -> Int64? {
+    /// What one wall time of the rule means to a search for the first instant after `after`.
+    private struct Search {
+        enum Verdict {
+            case before
+            case end
+            case found(Int64)
+        }
+
+        let after: Int64
+        let farBefore: Int64
+        let zone: ZoneRules
+        let rule: RecurrenceRule
+
+        func judge(_ wall: Int64) -> Verdict {
+            // Far before `after`, only an UNTIL on the wall clock can end the search (one in UTC is found at the
+            // first instance near `after`).
+            if wall < farBefore { return rule.isPastUntil(wall: wall, instant: .min) ? .end : .before }
+            let instant = zone.instantReadingRFC5545(wallTime: wall) * 1_000_000
+            if rule.isPastUntil(wall: wall, instant: instant) { return .end }
+            return instant > after ? .found(instant) : .before
+        }
+    }
+
+    /// `nextInstant` for a rule that steps in seconds, minutes or hours (`SubdailyRecurrence`): libical counts the
+    /// INTERVAL of such rules wrongly, and loses its step when started anew near `after`.
+    private func nextInstant(of rule: SubdailyRecurrence, start: Int64, search: Search) -> Int64? {
         let step = rule.interval * rule.unit
         // Without COUNT the walk may begin near `after`; with it, every instance from DTSTART on is counted.
-        var k: Int64 = count == nil && farBefore > start ? (farBefore - start) / step : 0
+        var k: Int64 = count == nil && search.farBefore > start ? (search.farBefore - start) / step : 0
         var counted = 0
         for _ in 0..<Self.searchLimit {
             k = rule.nextCandidate(from: k, start: start)
             for wall in rule.set(ofStep: k, start: start) where wall >= start {
                 counted += 1
                 if let count, counted > count { return nil }
-                if wall < farBefore {
-                    if isPastUntil(wall: wall, instant: .min),
-                        until.map({ if case .instant = $0 { false } else { true } }) ?? false
-                    {
-                        return nil
-                    }
-                    continue
+                switch search.judge(wall) {
+                case .before: continue
+                case .end: return nil
+                case .found(let instant): return instant
                 }
-                let instant = zone.instantReadingRFC5545(wallTime: wall) * 1_000_000
-                if isPastUntil(wall: wall, instant: instant) { return nil }
-                if instant > after { return instant }
             }
             k += 1
         }
@@ -80,7 +90,7 @@ extension RecurrenceRule {
         return result
     }
 
-    private func isPastUntil(wall: Int64, instant: Int64) -> Bool {
+    fileprivate func isPastUntil(wall: Int64, instant: Int64) -> Bool {
         switch until {
         case nil: false
         case .instant(let end): instant > end
