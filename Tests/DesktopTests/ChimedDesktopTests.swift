@@ -288,6 +288,36 @@ struct DesktopDoNotDisturbTests {
                 },
                 timeout: 10), "\(process.standardError)")
     }
+
+    /// The switch turned on while chimed's first read of it is on its way: the change, announced first, wins over
+    /// the read's stale answer.
+    @Test func aChangeAnnouncedDuringTheFirstReadIsNotUndoneByIt() async throws {
+        let directory = try TemporaryDirectory(prefix: "chimed-inhibited-race")
+        defer { directory.remove() }
+        let bus = try PrivateSessionBus(directory: directory)
+        defer { bus.stop() }
+        let server = try DBusFixture(
+            "notification-server", bus: bus, directory: directory,
+            arguments: ["--capabilities=body", "--inhibit-during-get"])
+        defer { server.stop() }
+        let due = Int(Date().timeIntervalSince1970.rounded(.up)) + 2
+        try directory.write(
+            "config/tea.notification", "[Notification]\nTitle=Tea\nDeliver=desktop\n[Trigger]\nAt=@\(due)\n")
+        let (process, _) = try ChimedDesktopTests().startChimed(in: directory, bus: bus, zone: "Europe/Berlin")
+        defer {
+            process.signal(SIGTERM)
+            process.wait(timeout: 10)
+        }
+        #expect(
+            waitFor(
+                {
+                    process.standardError.contains(
+                        "tea: Tea (held while quiet: do-not-disturb (the notification server))")
+                },
+                timeout: 10), "\(process.standardError)")
+        #expect(!process.standardError.contains("Quiet ended"))
+        #expect(Self.summaries(server).isEmpty)
+    }
 }
 
 /// Why GNOME's setting cannot be tried here, if it cannot (Debian: libglib2.0-bin, gsettings-desktop-schemas,

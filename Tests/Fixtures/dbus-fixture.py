@@ -57,10 +57,11 @@ class Recorder:
 
 
 class NotificationServer(dbus.service.Object):
-    def __init__(self, bus, recorder, capabilities, information, hold_notify, inhibited):
+    def __init__(self, bus, recorder, capabilities, information, hold_notify, inhibited, inhibit_during_get=False):
         super().__init__(bus, "/org/freedesktop/Notifications")
         self.hold_notify = hold_notify
         self.inhibited = inhibited
+        self.inhibit_during_get = inhibit_during_get
         self.held = []
         self.recorder = recorder
         self.capabilities = capabilities
@@ -114,11 +115,20 @@ class NotificationServer(dbus.service.Object):
         pass
 
     # The do-not-disturb switch of KDE Plasma's server: the property Inhibited, announced by PropertiesChanged.
+    # With inhibit_during_get, the switch is turned on while the first read of it is on its way: the change is
+    # announced before the read's (now stale) answer, as it can happen on a real desktop.
     @dbus.service.method("org.freedesktop.DBus.Properties", in_signature="ss", out_signature="v")
     def Get(self, interface, name):
         self.recorder.write({"method": "Get", "interface": str(interface), "name": str(name)})
         if interface == "org.freedesktop.Notifications" and name == "Inhibited":
-            return dbus.Boolean(self.inhibited)
+            answer = self.inhibited
+            if self.inhibit_during_get:
+                self.inhibit_during_get = False
+                self.inhibited = True
+                self.PropertiesChanged(
+                    "org.freedesktop.Notifications", dbus.Dictionary({"Inhibited": dbus.Boolean(True)}, signature="sv"),
+                    dbus.Array([], signature="s"))
+            return dbus.Boolean(answer)
         raise dbus.exceptions.DBusException(
             "no property %s.%s" % (interface, name), name="org.freedesktop.DBus.Error.UnknownProperty")
 
@@ -165,6 +175,9 @@ def main():
     parser.add_argument("--match", default="type='signal'")
     parser.add_argument("--hold-notify", action="store_true", help="record Notify calls but never answer them")
     parser.add_argument("--inhibited", action="store_true", help="start with the Inhibited property true")
+    parser.add_argument(
+        "--inhibit-during-get", action="store_true",
+        help="turn Inhibited on, and announce it, while answering the first Get of it with the old value")
     options = parser.parse_args()
 
     DBusGMainLoop(set_as_default=True)
@@ -175,7 +188,7 @@ def main():
         capabilities = [c for c in options.capabilities.split(",") if c]
         server = NotificationServer(
             bus, recorder, capabilities, tuple(options.information.split(",")), options.hold_notify,
-            options.inhibited)
+            options.inhibited, options.inhibit_during_get)
         keep += [server, Control(bus, server)]
         keep.append(dbus.service.BusName("org.freedesktop.Notifications", bus, do_not_queue=True))
     else:

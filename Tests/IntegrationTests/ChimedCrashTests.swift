@@ -38,8 +38,7 @@ import Testing
             "--state-dir=\(directory.path)/state", "--deliver=stdout",
         ]
         var generator = SystemRandomNumberGenerator()
-        var output = ""
-        var kills = 0
+        var runs: [[Line]] = []
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             let process = try RunningProcess(chimed, arguments)
@@ -48,20 +47,33 @@ import Testing
             let finished = Self.lines(process.standardOutput).count
             process.signal(SIGKILL)
             process.wait(timeout: 5)
-            output += process.standardOutput
-            kills += 1
+            runs.append(Self.lines(process.standardOutput))
             // Stop once a run saw the last occurrence, or the schedule has certainly run out.
-            if finished > 0 && Self.covered(Self.lines(output), step: step).count >= count { break }
+            if finished > 0 && Self.covered(runs.flatMap { $0 }, step: step).count >= count { break }
         }
-        let lines = Self.lines(output)
+        let kills = runs.count
+        let lines = runs.flatMap { $0 }
         let covered = Self.covered(lines, step: step)
         let first = try #require(covered.min())
         // Every one of the 1,000 occurrences, on the anchor's grid, and no 1,001st (Count= across restarts).
         #expect(covered == Set((0..<Int64(count)).map { first + $0 * step }), "kills: \(kills)")
         #expect(lines.allSatisfy { ($0.fireTime - first) % step == 0 }, "the Every= anchor moved")
-        // Repeats: only deliveries in flight at a kill (recorded after hand-off, before re-arming).
-        let repeats = lines.count - Set(lines.map(\.fireTime)).count
-        #expect(repeats <= kills * 3, "\(repeats) repeated deliveries over \(kills) kills")
+        // Repeats: only deliveries in flight at a kill (handed over, their end not yet recorded), so the latest the
+        // killed run handed over. How many that is depends on how far the backends lag behind the timer on a busy
+        // machine; a loss of state would instead repeat a whole run's (60 to 320).
+        var seen = Set<Int64>()
+        var repeatsPerKill: [Int] = []
+        for run in runs {
+            let reached = seen.max() ?? .min
+            let repeated = run.filter { seen.contains($0.fireTime) }
+            #expect(
+                repeated.allSatisfy { $0.fireTime > reached - 40 * step },
+                "a restart repeated an occurrence older than the killed run's last 200 ms")
+            repeatsPerKill.append(repeated.count)
+            seen.formUnion(run.map(\.fireTime))
+        }
+        print("repeated deliveries after each kill: \(repeatsPerKill.dropFirst())")
+        #expect(repeatsPerKill.allSatisfy { $0 <= 40 }, "\(repeatsPerKill)")
         #expect(kills >= 2)
     }
 

@@ -16,6 +16,10 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
         var dunstPaused = false
         var serverInhibited = false
         var gnomeBannersHidden = false
+        /// How many times each server switch was set by a signal or by the server going: a read that was sent
+        /// before one of those comes back stale and is not applied.
+        var dunstChanges = 0
+        var inhibitedChanges = 0
 
         /// What has do-not-disturb on, or `nil`.
         var source: String? {
@@ -79,6 +83,8 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
                 update {
                     $0.dunstPaused = false
                     $0.serverInhibited = false
+                    $0.dunstChanges += 1
+                    $0.inhibitedChanges += 1
                 }
             } else {
                 Task { await self.readServer() }
@@ -118,8 +124,10 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
         update { $0.gnomeBannersHidden = hidden }
     }
 
-    /// Reads the server's switches, if a server runs.
+    /// Reads the server's switches, if a server runs. A signal handled while the read is on its way is newer than
+    /// what the read returns, so the read does not overwrite it.
     private func readServer() async {
+        let before = switches.withLock { ($0.dunstChanges, $0.inhibitedChanges) }
         guard let bus,
             (try? await bus.call(
                 destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
@@ -129,8 +137,8 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
         let paused = await property(Self.dunstInterface, "paused")
         let inhibited = await property(Self.service, "Inhibited")
         update {
-            $0.dunstPaused = paused
-            $0.serverInhibited = inhibited
+            if $0.dunstChanges == before.0 { $0.dunstPaused = paused }
+            if $0.inhibitedChanges == before.1 { $0.serverInhibited = inhibited }
         }
     }
 
@@ -155,8 +163,10 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
         update { switches in
             if interface == Self.dunstInterface {
                 switches.dunstPaused = isOn
+                switches.dunstChanges += 1
             } else {
                 switches.serverInhibited = isOn
+                switches.inhibitedChanges += 1
             }
         }
     }
