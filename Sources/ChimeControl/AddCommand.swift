@@ -7,7 +7,8 @@ import Foundation
 struct AddCommand: Command {
     static let name = "add"
     static let summary = "Schedule a notification from the command line; it is kept across restarts"
-    static let usage = "chimectl add --title=TEXT (--in=SPAN | --at=TIME | --on-calendar=SPEC | --every=SPAN) [OPTIONS]"
+    static let usage =
+        "chimectl add --title=TEXT (--in=SPAN | --at=TIME | --on-calendar=SPEC | --every=SPAN | --rrule=RULE) [OPTIONS]"
     static let help = """
         Writes the request as STATE_DIR/added/ID.notification, a notification file like any other (see
         chime.notification(5)), makes chimed rebuild its schedule, and prints the id and the next fire date in
@@ -21,7 +22,11 @@ struct AddCommand: Command {
           --at=TIMESTAMP        once, at this time ('2026-12-01 07:00'); must be in the future
           --on-calendar=SPEC    on this calendar event ('Mon..Fri 09:55'); repeatable
           --every=SPAN          every SPAN, first one SPAN from now (or from --from)
-          --from=TIMESTAMP      start of the series, and the anchor of --every
+          --rrule=RULE          on an RFC 5545 rule ('FREQ=MONTHLY;BYDAY=-1FR'), started at --from (or
+                                now); repeatable
+          --rdate=TIME, --exdate=TIME
+                                a time added, or taken out ('20261225' takes the whole day); repeatable
+          --from=TIMESTAMP      start of the series: the anchor of --every, DTSTART of --rrule
           --until=TIMESTAMP     no occurrence after this time
           --count=N             at most N occurrences
           --timezone=ZONE       read the times above in ZONE ('Asia/Tokyo'); default: the system zone

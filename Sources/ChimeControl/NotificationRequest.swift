@@ -28,7 +28,8 @@ struct NotificationRequest {
 
     static let valued: Set<String> = [
         "in", "at", "timezone", "on-calendar", "every", "count", "from", "until", "title", "body", "icon", "sound",
-        "urgency", "interruption-level", "action", "badge", "info", "deliver", "thread", "repeat",
+        "urgency", "interruption-level", "action", "badge", "info", "deliver", "thread", "repeat", "rrule", "rdate",
+        "exdate",
     ]
 
     /// Builds the file for `id` from the options of `chimectl add`.
@@ -36,9 +37,9 @@ struct NotificationRequest {
         self.id = id
         guard let title = arguments.value("title") else { throw UsageError("--title is required") }
         guard !title.isEmpty else { throw UsageError("--title cannot be empty") }
-        let triggers = ["in", "at", "on-calendar", "every"]
+        let triggers = ["in", "at", "on-calendar", "every", "rrule", "rdate"]
         guard triggers.contains(where: { !arguments.all($0).isEmpty }) else {
-            throw UsageError("say when: --in, --at, --on-calendar or --every")
+            throw UsageError("say when: --in, --at, --on-calendar, --every, --rrule or --rdate")
         }
         let now = context.now
         // Relative times are read in the zone the file will be read in.
@@ -110,6 +111,9 @@ struct NotificationRequest {
         for calendar in arguments.all("on-calendar") { trigger.append(("OnCalendar", calendar, "--on-calendar")) }
         let every = arguments.value("every")
         if let every { trigger.append(("Every", every, "--every")) }
+        for (option, key) in [("rrule", "RRule"), ("rdate", "RDate"), ("exdate", "ExDate")] {
+            for value in arguments.all(option) { trigger.append((key, value, "--\(option)")) }
+        }
         if let text = arguments.value("from") {
             let (value, _) = try Self.fixed(text, option: "--from", now: now, zone: zone, zones: context.zones)
             trigger.append(("From", value, "--from"))
@@ -121,9 +125,9 @@ struct NotificationRequest {
                 trigger.append(("From", value, "--every"))
                 fixedNotes.append("From= one --every after adding")
             }
-        } else if arguments.value("count") != nil {
-            trigger.append(("From", try Self.absolute(now, option: "--count"), "--count"))
-            fixedNotes.append("From= the time of adding, for --count")
+        } else if let option = ["rrule", "count"].first(where: { !arguments.all($0).isEmpty }) {
+            trigger.append(("From", try Self.absolute(now, option: "--\(option)"), "--\(option)"))
+            fixedNotes.append("From= the time of adding, for --\(option)")
         }
         if let text = arguments.value("until") {
             let (value, _) = try Self.fixed(text, option: "--until", now: now, zone: zone, zones: context.zones)

@@ -5,7 +5,8 @@ import Foundation
 /// When a notification fires, as `UNNotificationTrigger` says it: the keys of a notification file's `[Trigger]`
 /// section, each value written as in a file (systemd.time(7) syntax).
 public struct NotificationTrigger: Sendable, Equatable {
-    /// The keys and their values, in order; a repeatable key (`At`, `OnCalendar`) may have several.
+    /// The keys and their values, in order; a repeatable key (`At`, `OnCalendar`, `RRule`, `RDate`, `ExDate`) may
+    /// have several.
     public var entries: [(key: String, values: [String])]
 
     public init(entries: [(key: String, values: [String])]) {
@@ -39,6 +40,22 @@ public struct NotificationTrigger: Sendable, Equatable {
         return NotificationTrigger(entries: entries).persistent(persistent)
     }
 
+    /// On RFC 5545 recurrence rules (`RRule=`, e.g. `FREQ=MONTHLY;BYDAY=-1FR`) started at `start` (DTSTART, a
+    /// timestamp read in `timeZone`; without it, when chimed first sees the request), with times added (`RDate=`)
+    /// and taken out (`ExDate=`, a date such as `20261225` takes the whole day): what a calendar event repeats by.
+    public static func recurrence(
+        _ rules: [String], start: String? = nil, timeZone: String? = nil, adding dates: [String] = [],
+        excluding exclusions: [String] = [], persistent: Bool = false
+    ) -> NotificationTrigger {
+        var entries: [(key: String, values: [String])] = []
+        for (key, values) in [("RRule", rules), ("RDate", dates), ("ExDate", exclusions)] where !values.isEmpty {
+            entries.append((key, values))
+        }
+        if let start { entries.append(("From", [start])) }
+        if let timeZone { entries.append(("TimeZone", [timeZone])) }
+        return NotificationTrigger(entries: entries).persistent(persistent)
+    }
+
     /// The same trigger with `Persistent=`: whether an occurrence missed while the machine was off is delivered
     /// late, once.
     public func persistent(_ flag: Bool) -> NotificationTrigger {
@@ -48,11 +65,9 @@ public struct NotificationTrigger: Sendable, Equatable {
 
     /// The `trigger` argument of `Add`.
     var busEntries: [(key: String, value: BusValue)] {
-        entries.map { entry in
-            (
-                entry.key,
-                ["At", "OnCalendar"].contains(entry.key) ? .strings(entry.values) : .string(entry.values.last ?? "")
-            )
+        let repeatable = Set(NotificationLoader.repeatableKeys.first { $0.section == "Trigger" }?.keys ?? [])
+        return entries.map { entry in
+            (entry.key, repeatable.contains(entry.key) ? .strings(entry.values) : .string(entry.values.last ?? ""))
         }
     }
 

@@ -149,6 +149,36 @@ import Testing
                 """)
     }
 
+    /// `--rrule` without `--from` starts the rule when it is added; `--rdate`/`--exdate` are written as given, and a
+    /// wrong part of a rule is named.
+    @Test func aRecurrenceRuleStartsWhenAddedAndItsMistakesAreNamed() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        let run = instance.run(
+            "add",
+            [
+                "--id", "r", "--title", "T", "--rrule", "FREQ=MONTHLY;BYDAY=-1FR;BYHOUR=17;BYMINUTE=0;BYSECOND=0",
+                "--exdate", "20261225", "--rdate", "20261224T120000", "--json",
+            ])
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.output.contains(#""next":"2026-12-24T11:00:00.000000Z""#), "\(run.output)")
+        #expect(
+            try instance.read(instance.added("r")).components(separatedBy: "[Trigger]\n").last == """
+                # Fixed when added: From= the time of adding, for --rrule.
+                RRule=FREQ=MONTHLY;BYDAY=-1FR;BYHOUR=17;BYMINUTE=0;BYSECOND=0
+                RDate=20261224T120000
+                ExDate=20261225
+                From=Mon 2026-11-30 09:00:00 UTC
+
+                """)
+        let bad = instance.run("add", ["--id", "b", "--title", "T", "--rrule", "FREQ=WEEKLY;BYMONTHDAY=1"])
+        #expect(bad.status == .usage)
+        #expect(
+            bad.errors.hasPrefix(
+                "chimectl add: --rrule: Invalid RRule= 'FREQ=WEEKLY;BYMONTHDAY=1': BYMONTHDAY is not allowed with "
+                    + "FREQ=WEEKLY.\n"), "\(bad.errors)")
+    }
+
     @Test func aGeneratedIDTellsWhenTheRequestWasMade() throws {
         let instance = try Instance()
         defer { instance.directory.remove() }
@@ -222,7 +252,8 @@ import Testing
         defer { instance.directory.remove() }
         let run = instance.run("add", ["--title", "T", "--count", "3"])
         #expect(run.status == .usage)
-        #expect(run.errors.hasPrefix("chimectl add: say when: --in, --at, --on-calendar or --every\n"))
+        #expect(
+            run.errors.hasPrefix("chimectl add: say when: --in, --at, --on-calendar, --every, --rrule or --rdate\n"))
     }
 
     @Test func invalidValuesAreReportedAsVerifyReportsThemAndNothingIsWritten() throws {

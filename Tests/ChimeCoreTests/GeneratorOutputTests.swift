@@ -235,7 +235,7 @@ import Testing
     @Test func missingTitleAndTriggerPointAtTheLine() {
         #expect(
             problems(#"{"Id":"a"}"#) == [
-                "\(Self.path):1: No trigger: set At=, OnCalendar= or Every= in [Trigger].",
+                "\(Self.path):1: No trigger: set At=, OnCalendar=, Every=, RRule= or RDate= in [Trigger].",
                 "\(Self.path):1: Missing Title= in [Notification].",
             ])
     }

@@ -196,7 +196,7 @@ import Testing
         ),
         (
             "[Notification]\nTitle=t\n[Trigger]\nPersistent=yes\n",
-            "/etc/chime/sample.notification:3:1: No trigger: set At=, OnCalendar= or Every= in [Trigger]."
+            "/etc/chime/sample.notification:3:1: No trigger: set At=, OnCalendar=, Every=, RRule= or RDate= in [Trigger]."
         ),
         (
             "[Notification]\nBody=b\n[Trigger]\nOnCalendar=daily\n",
@@ -210,7 +210,7 @@ import Testing
             // Found by fuzz-unit-file: stepping through a million occurrences a microsecond apart took 1.7 s.
             "[Notification]\nTitle=t\n[Trigger]\nEvery=1us\nFrom=2026-11-30 09:00\nOnCalendar=*:*:0/0.000001\n"
                 + "Count=1000000\n",
-            "/etc/chime/sample.notification:7:7: Count= may be at most 10,000 with OnCalendar= or At=, not "
+            "/etc/chime/sample.notification:7:7: Count= may be at most 10,000 with OnCalendar=, At=, RRule= or RDate=, not "
                 + "1,000,000: the occurrences are counted one by one. End a longer series with Until=."
         ),
         (

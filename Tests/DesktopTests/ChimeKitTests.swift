@@ -1,3 +1,4 @@
+import ChimeCore
 import ChimeKit
 import ChimeSystemd
 import ChimeTestSupport
@@ -26,6 +27,23 @@ import Testing
             trigger: .calendar(["Mon 07:00"], timeZone: "Europe/Berlin"))
         let weeklyNext = try #require(try await center.add(weekly))
         #expect(weeklyNext > due)
+
+        // An RFC 5545 rule, as a calendar repeats an event: the last Friday of each month at 17:00 in Berlin, taken
+        // as strings and given back as sent.
+        let payday = NotificationRequest(
+            identifier: "payday", content: NotificationContent(title: "Payday"),
+            trigger: .recurrence(
+                ["FREQ=MONTHLY;BYDAY=-1FR"], start: "2026-01-30 17:00", timeZone: "Europe/Berlin",
+                adding: ["20261224T170000"], excluding: ["20261225"]))
+        let paydayNext = try #require(try await center.add(payday))
+        let berlin = try ZoneDatabase.system.rules(named: "Europe/Berlin")
+        let local = try #require(Timestamp.format(paydayNext, zone: berlin))
+        #expect(local.hasPrefix("Fri ") || local.hasPrefix("Thu 2026-12-24 "), "\(local)")
+        #expect(local.contains(" 17:00:00 "), "\(local)")
+        #expect(
+            try await center.pendingNotificationRequests().first { $0.request.identifier == "payday" }?.request
+                == payday)
+        try await center.removePendingNotificationRequests(withIdentifiers: ["payday"])
 
         // What comes back is what was sent.
         let pending = try await center.pendingNotificationRequests()

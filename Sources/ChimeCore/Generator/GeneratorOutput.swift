@@ -4,8 +4,8 @@
 /// `{"Id":"exam-42","Title":"Exam","At":"2026-12-01 07:00","TimeZone":"Asia/Tokyo"}` becomes the notification
 /// `exam-42` with `Title=Exam` in `[Notification]` and `At=`, `TimeZone=` in `[Trigger]`, so `NotificationLoader`
 /// validates it with the same rules and messages as a file. Values are strings; a key that can be repeated in a file
-/// (`At`, `OnCalendar`, `Action`, `ExecAction`, `Info`, `Deliver`) also takes an array of strings, `Count` and
-/// `Badge` also take a number, `Persistent` and `Enabled` also take a boolean.
+/// (`At`, `OnCalendar`, `RRule`, `RDate`, `ExDate`, `Action`, `ExecAction`, `Info`, `Deliver`) also takes an array
+/// of strings, `Count` and `Badge` also take a number, `Persistent` and `Enabled` also take a boolean.
 ///
 /// Each line stands alone: a line that is not JSON, not an object, has no valid `Id` or a value of the wrong type
 /// is an error for that line only. An unknown key is a warning, as in a file. Blank lines are skipped. Locations
@@ -27,7 +27,9 @@ public struct GeneratorOutput: Sendable {
     public var lines: [Line] = []
 
     /// Keys that can be given more than once in a file; here they also take an array of strings.
-    static let repeatableKeys: Set<String> = ["At", "OnCalendar", "Action", "ExecAction", "Info", "Deliver"]
+    static let repeatableKeys: Set<String> = [
+        "At", "OnCalendar", "RRule", "RDate", "ExDate", "Action", "ExecAction", "Info", "Deliver",
+    ]
     /// Keys that also take a JSON number, written as the value exactly as the generator printed it.
     static let numericKeys: Set<String> = ["Count", "Badge"]
     /// Keys that also take a JSON boolean, which becomes `yes` or `no`.

@@ -46,12 +46,15 @@ public struct NotificationLoader: Sendable {
             "Title", "Body", "Icon", "Category", "Sound", "Urgency", "InterruptionLevel", "Action", "ExecAction",
             "SnoozeSec", "Badge", "Info", "Deliver", "Enabled", "Thread", "Repeat", "DismissAcknowledges",
         ],
-        "Trigger": ["At", "OnCalendar", "Every", "From", "Count", "Until", "TimeZone", "Persistent"],
+        "Trigger": [
+            "At", "OnCalendar", "Every", "From", "Count", "Until", "TimeZone", "Persistent", "RRule", "RDate", "ExDate",
+        ],
     ]
 
     /// The keys that may be given more than once, each bounded by `InputLimits.maximumRepeats`.
     public static let repeatableKeys: [(section: String, keys: [String])] = [
-        ("Notification", ["Action", "ExecAction", "Info", "Deliver"]), ("Trigger", ["At", "OnCalendar"]),
+        ("Notification", ["Action", "ExecAction", "Info", "Deliver"]),
+        ("Trigger", ["At", "OnCalendar", "RRule", "RDate", "ExDate"]),
     ]
 
     /// Loads every file a search found.
@@ -71,7 +74,7 @@ public struct NotificationLoader: Sendable {
 
     /// Validates `unit` as the notification `id`.
     public func load(_ unit: UnitFile, id: String, path: String) -> Result {
-        var reader = Reader(unit: unit, path: path, loader: self)
+        var reader = NotificationReader(unit: unit, path: path, loader: self)
         reader.diagnostics = unit.diagnostics
         let notification = reader.read(id: id)
         let hasErrors = reader.diagnostics.contains { $0.severity == .error }
@@ -114,7 +117,7 @@ public struct NotificationLoader: Sendable {
 }
 
 /// Reads one file's sections, collecting diagnostics as it goes.
-private struct Reader {
+struct NotificationReader {
     let unit: UnitFile
     let path: String
     let loader: NotificationLoader
@@ -155,6 +158,7 @@ private struct Reader {
         let zone = readTimeZone(into: &trigger)
         readInstants(into: &trigger, zone: zone)
         readCalendars(into: &trigger, zone: zone)
+        readRecurrence(into: &trigger, zone: zone)
         readWindow(into: &trigger, zone: zone)
         if let entry = single("Persistent", in: "Trigger") {
             trigger.isPersistent = boolean(entry) ?? false
@@ -162,10 +166,10 @@ private struct Reader {
         // A file that could not be read, or a line that could not be parsed, already has its error: that it then
         // lacks a trigger or a title follows from it and would only bury the cause.
         let isComplete = !unit.hasErrors
-        let triggerEntries = ["At", "OnCalendar"].flatMap { unit.values(for: $0, in: "Trigger") }
+        let triggerEntries = ["At", "OnCalendar", "RRule", "RDate"].flatMap { unit.values(for: $0, in: "Trigger") }
         if isComplete && triggerEntries.isEmpty && single("Every", in: "Trigger") == nil {
             let section = unit.sections.first { $0.name == "Trigger" }?.location ?? fileLocation
-            error(section, "No trigger: set At=, OnCalendar= or Every= in [Trigger].")
+            error(section, "No trigger: set At=, OnCalendar=, Every=, RRule= or RDate= in [Trigger].")
         }
 
         let title = single("Title", in: "Notification")
@@ -310,8 +314,10 @@ private struct Reader {
             if let count = Int(entry.value), count > 0 {
                 let events = trigger.calendars.count
                 let bound = InputLimits.maximumSteppedCount / max(1, events)
-                if count > bound && !(trigger.calendars.isEmpty && trigger.instants.isEmpty) {
-                    let with = events > 1 ? "\(events) OnCalendar= events" : "OnCalendar= or At="
+                if count > bound
+                    && !(trigger.calendars.isEmpty && trigger.instants.isEmpty && trigger.recurrence == nil)
+                {
+                    let with = events > 1 ? "\(events) OnCalendar= events" : "OnCalendar=, At=, RRule= or RDate="
                     error(
                         entry.valueLocation,
                         "Count= may be at most \(InputLimits.grouped(bound)) with \(with), not "

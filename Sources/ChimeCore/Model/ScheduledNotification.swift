@@ -244,6 +244,11 @@ public struct Trigger: Sendable, Equatable {
     public var timeZone: ZoneRules?
     /// `Persistent=`: deliver once, late, what was missed while the daemon was not running.
     public var isPersistent = false
+    /// `RRule=`, `RDate=`, `ExDate=`: RFC 5545's recurrence set, started at `From=` (or the first sighting) on the
+    /// wall clock of `timeZone`.
+    public var recurrence: RecurrenceSet? {
+        didSet { resetCountLimit() }
+    }
     /// The last occurrence `Count=` allows, once found: only for a trigger whose occurrences merge several sources
     /// (where finding it means walking the sequence from its start); shared by copies, made anew on a change.
     var countLimit: CountLimit?
@@ -251,18 +256,18 @@ public struct Trigger: Sendable, Equatable {
     public init() {}
 
     private mutating func resetCountLimit() {
-        countLimit = count != nil && !(calendars.isEmpty && instants.isEmpty) ? CountLimit() : nil
+        countLimit = count != nil && !(calendars.isEmpty && instants.isEmpty && recurrence == nil) ? CountLimit() : nil
     }
 
     public static func == (a: Trigger, b: Trigger) -> Bool {
         a.instants == b.instants && a.calendars == b.calendars && a.interval == b.interval && a.from == b.from
             && a.count == b.count && a.until == b.until && a.timeZone?.name == b.timeZone?.name
-            && a.isPersistent == b.isPersistent
+            && a.isPersistent == b.isPersistent && a.recurrence == b.recurrence
     }
 
     /// Whether the trigger fires at most once in total.
     public var isOneShot: Bool {
-        calendars.isEmpty && interval == nil && instants.count <= 1
+        calendars.isEmpty && interval == nil && instants.count <= 1 && recurrence?.hasSources != true
     }
 }
 

@@ -52,7 +52,7 @@ extension Trigger {
             }
             return next <= windowEnd ? next : nil
         }
-        if calendars.isEmpty && instants.isEmpty, let step = intervalMicroseconds {
+        if calendars.isEmpty && instants.isEmpty && recurrence == nil, let step = intervalMicroseconds {
             // Every= alone: the k-th occurrence is at anchor + k·step, no need to walk the sequence.
             let (anchor, firstIndex) = everyAnchor(history: history)
             let wanted = max(after + 1, windowStart)
@@ -77,18 +77,44 @@ extension Trigger {
         return next
     }
 
-    /// The sources whose occurrences merge: `At=` (all of them, one source), each `OnCalendar=`, then `Every=`.
+    /// The sources whose occurrences merge: `At=` (all of them, one source), each `OnCalendar=`, `Every=`, each
+    /// `RRule=`, then `RDate=` (all of them, one source).
     private var sourceCount: Int {
-        1 + calendars.count + (intervalMicroseconds == nil ? 0 : 1)
+        1 + calendars.count + 1 + (recurrence.map { $0.rules.count + 1 } ?? 0)
     }
 
-    /// The first occurrence at or after `start` of one source (numbered as in `sourceCount`).
+    /// The first occurrence at or after `start` of one source (numbered as in `sourceCount`) that `ExDate=` leaves.
     private func first(of source: Int, atOrAfter start: Int64, zone: ZoneRules, history: DeliveryHistory) -> Int64? {
+        guard let recurrence, !recurrence.exclusions.isEmpty else {
+            return firstIncluded(of: source, atOrAfter: start, zone: zone, history: history)
+        }
+        var start = start
+        while let candidate = firstIncluded(of: source, atOrAfter: start, zone: zone, history: history) {
+            guard let end = recurrence.exclusionEnd(covering: candidate, zone: zone) else { return candidate }
+            start = end
+        }
+        return nil
+    }
+
+    private func firstIncluded(
+        of source: Int, atOrAfter start: Int64, zone: ZoneRules, history: DeliveryHistory
+    ) -> Int64? {
         if source == 0 { return firstInstant(atOrAfter: start) }
         if source <= calendars.count {
             return calendars[source - 1].nextElapse(afterMicroseconds: start - 1, localZone: zone)
         }
-        return firstInterval(atOrAfter: start, history: history)
+        if source == calendars.count + 1 { return firstInterval(atOrAfter: start, history: history) }
+        guard let recurrence else { return nil }
+        let rule = source - calendars.count - 2
+        guard rule < recurrence.rules.count else { return recurrence.firstDate(atOrAfter: start, zone: zone) }
+        return recurrence.rules[rule].nextInstant(
+            after: start - 1, start: recurrenceStart(history: history, zone: zone), zone: zone)
+    }
+
+    /// DTSTART of `RRule=`: `From=`, or the first sighting, as seconds of the wall clock in `zone`.
+    private func recurrenceStart(history: DeliveryHistory, zone: ZoneRules) -> Int64 {
+        let (seconds, _) = CivilTime.floorDivide64((from ?? history.firstSeen).epochMicroseconds, 1_000_000)
+        return seconds + Int64(zone.utcOffset(at: seconds))
     }
 
     private var intervalMicroseconds: Int64? {

@@ -8,6 +8,16 @@ extension Trigger {
         }
         parts += calendars.map { "OnCalendar=\($0)" }
         if let interval { parts.append("Every=\(interval)") }
+        if let recurrence {
+            parts += recurrence.rules.map { "RRule=\($0.text)" }
+            if !recurrence.dates.isEmpty {
+                parts.append("RDate=" + recurrence.dates.map(\.rfc5545).joined(separator: ","))
+            }
+            if !recurrence.exclusions.isEmpty {
+                parts.append("ExDate=" + recurrence.exclusions.map(\.rfc5545).joined(separator: ","))
+            }
+        }
+        if let from, recurrence != nil { parts.append("From=" + Timestamp.iso8601(from)) }
         if let count { parts.append("Count=\(count)") }
         if let until { parts.append("Until=" + Timestamp.iso8601(until)) }
         if let timeZone { parts.append("TimeZone=\(timeZone.name)") }

@@ -20,22 +20,13 @@ public struct RecurrenceRule: Sendable, Equatable {
         case monthly = "MONTHLY", yearly = "YEARLY"
     }
 
-    /// The end of the rule (`UNTIL`), inclusive.
-    public enum Until: Sendable, Equatable {
-        /// `UNTIL=…Z`: microseconds since the epoch.
-        case instant(Int64)
-        /// `UNTIL=…` without `Z`: seconds of the wall clock (since 1970-01-01 00:00:00 of the wall clock).
-        case wallTime(Int64)
-        /// `UNTIL=YYYYMMDD`: the whole day, on the wall clock (days since 1970-01-01).
-        case date(Int)
-    }
-
     /// The rule as written.
     public let text: String
     public let frequency: Frequency
     /// `COUNT`: how many instances the rule has.
     public let count: Int?
-    public let until: Until?
+    /// `UNTIL`: the end of the rule, inclusive.
+    public let until: RecurrenceTime?
     /// The parts libical expands: everything but `UNTIL`, in upper case.
     let expanded: String
     /// A rule that steps in seconds, minutes or hours, which chime expands itself.
@@ -144,30 +135,12 @@ public struct RecurrenceRule: Sendable, Equatable {
         return value
     }
 
-    /// `YYYYMMDD`, `YYYYMMDDTHHMMSS` or `YYYYMMDDTHHMMSSZ`.
-    private static func until(_ text: String) throws(RecurrenceRuleError) -> Until {
-        let bytes = Array(text.utf8)
-        func digits(_ range: Range<Int>) -> Int? {
-            guard range.upperBound <= bytes.count else { return nil }
-            var value = 0
-            for byte in bytes[range] {
-                guard byte >= 48 && byte <= 57 else { return nil }
-                value = value * 10 + Int(byte - 48)
-            }
-            return value
+    private static func until(_ text: String) throws(RecurrenceRuleError) -> RecurrenceTime {
+        guard let time = RecurrenceTime(rfc5545: text) else {
+            throw RecurrenceRuleError(
+                "UNTIL=\(text) is not a date (20261231) or a date and time (20261231T235959Z, or without Z in the zone)"
+            )
         }
-        let failure = RecurrenceRuleError(
-            "UNTIL=\(text) is not a date (20261231) or a date and time (20261231T235959Z, or without Z in the zone)")
-        guard let year = digits(0..<4), let month = digits(4..<6), let day = digits(6..<8), (1...12).contains(month),
-            day >= 1, day <= CivilTime.daysInMonth(year: year, month: month)
-        else { throw failure }
-        let days = CivilTime.days(year: year, month: month, day: day)
-        if bytes.count == 8 { return .date(days) }
-        guard bytes.count == 15 || (bytes.count == 16 && bytes[15] == UInt8(ascii: "Z")), bytes[8] == UInt8(ascii: "T"),
-            let hour = digits(9..<11), let minute = digits(11..<13), let second = digits(13..<15), hour < 24,
-            minute < 60, second < 61
-        else { throw failure }
-        let wall = Int64(days) * 86_400 + Int64(hour * 3_600 + minute * 60 + second)
-        return bytes.count == 16 ? .instant(wall * 1_000_000) : .wallTime(wall)
+        return time
     }
 }

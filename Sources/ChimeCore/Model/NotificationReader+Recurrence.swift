@@ -1,0 +1,43 @@
+import Foundation
+
+extension NotificationReader {
+    /// `RRule=`, `RDate=` and `ExDate=` of `[Trigger]` (each repeatable): RFC 5545 rules, checked part by part, and
+    /// times, each an RFC 5545 date or date and time (several separated by commas, as in an `.ics` file) or one
+    /// absolute timestamp; a time without a zone is wall-clock time in `zone`.
+    mutating func readRecurrence(into trigger: inout Trigger, zone: ZoneRules) {
+        let ruleEntries = unit.values(for: "RRule", in: "Trigger")
+        let dateEntries = unit.values(for: "RDate", in: "Trigger")
+        let exclusionEntries = unit.values(for: "ExDate", in: "Trigger")
+        guard !ruleEntries.isEmpty || !dateEntries.isEmpty || !exclusionEntries.isEmpty else { return }
+        var rules: [RecurrenceRule] = []
+        for entry in ruleEntries {
+            do {
+                rules.append(try RecurrenceRule(entry.value))
+            } catch {
+                self.error(entry.valueLocation, "Invalid RRule= '\(entry.value)': \(error).")
+            }
+        }
+        trigger.recurrence = RecurrenceSet(
+            rules: rules, dates: recurrenceTimes(dateEntries, zone: zone),
+            exclusions: recurrenceTimes(exclusionEntries, zone: zone))
+    }
+
+    private mutating func recurrenceTimes(_ entries: [UnitFileEntry], zone: ZoneRules) -> [RecurrenceTime] {
+        var times: [RecurrenceTime] = []
+        for entry in entries {
+            let pieces = entry.value.split(separator: ",", omittingEmptySubsequences: false)
+            let read = pieces.compactMap { RecurrenceTime(rfc5545: $0.trimmingCharacters(in: .whitespaces)) }
+            if read.count == pieces.count {
+                times += read
+            } else if pieces.count == 1 {
+                if let date = timestamp(entry, zone: zone) { times.append(.instant(date.epochMicroseconds)) }
+            } else {
+                error(
+                    entry.valueLocation,
+                    "Invalid \(entry.key)= '\(entry.value)': give RFC 5545 dates or times separated by commas "
+                        + "(20261224T180000,20261231), or one timestamp ('2026-12-24 18:00').")
+            }
+        }
+        return times
+    }
+}
