@@ -13,6 +13,9 @@ struct NextFireBenchmark {
     struct Case: Sendable {
         var kind: String
         var lines: [String]
+        /// Asked about the instants in ascending order, each after the answer to the one before, as the scheduler
+        /// asks after each fire; otherwise about the spread `queries`.
+        var inOrder = false
     }
 
     /// The figures of one case: nanoseconds per call in each timed run.
@@ -66,6 +69,32 @@ struct NextFireBenchmark {
                 "From=2026-01-01 00:00:00 UTC", "Count=2000", "Until=2026-12-31 23:59:59 UTC",
                 "TimeZone=Europe/Berlin",
             ]),
+        // RRule= started ten years before the instants asked about: none may walk from DTSTART at each call.
+        Case(
+            kind: "RRule= daily, started 2016",
+            lines: [
+                "RRule=FREQ=DAILY;BYHOUR=9;BYMINUTE=0;BYSECOND=0", "From=2016-01-01 00:00:00", "TimeZone=Europe/Berlin",
+            ]),
+        Case(
+            kind: "RRule= last working day, started 2016",
+            lines: [
+                "RRule=FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1", "From=2016-01-01 17:00:00",
+                "TimeZone=Europe/Berlin",
+            ]),
+        Case(
+            kind: "RRule= every 90 minutes, started 2016",
+            lines: ["RRule=FREQ=MINUTELY;INTERVAL=90", "From=2016-01-01 00:00:00", "TimeZone=Europe/Berlin"]),
+        Case(
+            kind: "RRule= with COUNT, spread",
+            lines: ["RRule=FREQ=DAILY;COUNT=5000", "From=2016-01-01 09:00:00", "TimeZone=Europe/Berlin"]),
+        Case(
+            kind: "RRule= with COUNT, in order",
+            lines: ["RRule=FREQ=DAILY;COUNT=5000", "From=2016-01-01 09:00:00", "TimeZone=Europe/Berlin"],
+            inOrder: true),
+        Case(
+            kind: "RRule= hourly with COUNT, in order",
+            lines: ["RRule=FREQ=HOURLY;COUNT=200000", "From=2016-01-01 09:00:00", "TimeZone=Europe/Berlin"],
+            inOrder: true),
     ]
 
     /// Timed runs per case; the figure is their median.
@@ -97,12 +126,13 @@ struct NextFireBenchmark {
 
     private func measure(_ benchmarkCase: Case, trigger: Trigger) -> Result {
         let history = DeliveryHistory(firstSeen: Self.baseTime.addingTimeInterval(-86_400))
+        let time = benchmarkCase.inOrder ? Self.timeInOrder : Self.time
         var calls = minimumCalls
-        while calls < 1 << 26 && Self.time(trigger, history: history, calls: calls).elapsed < minimumRunTime {
+        while calls < 1 << 26 && time(trigger, history, calls).elapsed < minimumRunTime {
             calls *= 2
         }
         let nanoseconds = (0..<runs).map { _ in
-            let elapsed = Self.time(trigger, history: history, calls: calls).elapsed
+            let elapsed = time(trigger, history, calls).elapsed
             return elapsed.timeInterval * 1e9 / Double(calls)
         }
         let found = Self.queries.filter {
@@ -126,6 +156,26 @@ struct NextFireBenchmark {
             let next = trigger.nextOccurrence(
                 after: queries[index % queries.count], history: history, systemZone: .utc)
             checksum &+= next?.epochMicroseconds ?? 1
+        }
+        let elapsed = clock.now - start
+        blackHole(checksum)
+        return (elapsed, checksum)
+    }
+
+    /// `calls` calls, each after the answer to the one before, from the base time (and from there again when the
+    /// occurrences run out).
+    @inline(never)
+    private static func timeInOrder(_ trigger: Trigger, history: DeliveryHistory, calls: Int) -> (
+        elapsed: Duration, checksum: Int64
+    ) {
+        let clock = ContinuousClock()
+        var checksum: Int64 = 0
+        var after = baseTime
+        let start = clock.now
+        for _ in 0..<calls {
+            let next = trigger.nextOccurrence(after: after, history: history, systemZone: .utc)
+            checksum &+= next?.epochMicroseconds ?? 1
+            after = next ?? baseTime
         }
         let elapsed = clock.now - start
         blackHole(checksum)

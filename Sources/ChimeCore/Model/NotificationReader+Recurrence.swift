@@ -19,7 +19,21 @@ extension NotificationReader {
         }
         trigger.recurrence = RecurrenceSet(
             rules: rules, dates: recurrenceTimes(dateEntries, zone: zone),
-            exclusions: recurrenceTimes(exclusionEntries, zone: zone))
+            exclusions: recurrenceTimes(exclusionEntries, zone: zone), start: rules.isEmpty ? nil : start(zone: zone))
+    }
+
+    /// `From=` as the wall clock of `zone` reads it (seconds). Read as though the zone were UTC, a time without a
+    /// zone of its own gives its wall clock as written, also where `zone`'s clock skips it; one that names a zone
+    /// (or is `@SECONDS`) gives its instant either way, and its wall time is that instant's in `zone`.
+    private func start(zone: ZoneRules) -> Int64? {
+        guard let entry = single("From", in: "Trigger") else { return nil }
+        let anyNow = Date(timeIntervalSince1970: 1_000_000_000)
+        guard let instant = try? Timestamp.read(entry.value, now: anyNow, localZone: zone, zones: loader.zones),
+            let written = try? Timestamp.read(entry.value, now: anyNow, localZone: .utc, zones: loader.zones)
+        else { return nil }
+        let (seconds, _) = CivilTime.floorDivide64(instant.date.epochMicroseconds, 1_000_000)
+        let (wall, _) = CivilTime.floorDivide64(written.date.epochMicroseconds, 1_000_000)
+        return wall != seconds ? wall : seconds + Int64(zone.utcOffset(at: seconds))
     }
 
     private mutating func recurrenceTimes(_ entries: [UnitFileEntry], zone: ZoneRules) -> [RecurrenceTime] {

@@ -108,11 +108,13 @@ extension Trigger {
         let rule = source - calendars.count - 2
         guard rule < recurrence.rules.count else { return recurrence.firstDate(atOrAfter: start, zone: zone) }
         return recurrence.rules[rule].nextInstant(
-            after: start - 1, start: recurrenceStart(history: history, zone: zone), zone: zone)
+            after: start - 1, start: recurrenceStart(history: history, zone: zone), zone: zone,
+            cursor: recurrence.cursors[rule])
     }
 
-    /// DTSTART of `RRule=`: `From=`, or the first sighting, as seconds of the wall clock in `zone`.
+    /// DTSTART of `RRule=`: `From=` as written, or the first sighting, as seconds of the wall clock in `zone`.
     private func recurrenceStart(history: DeliveryHistory, zone: ZoneRules) -> Int64 {
+        if let start = recurrence?.start { return start }
         let (seconds, _) = CivilTime.floorDivide64((from ?? history.firstSeen).epochMicroseconds, 1_000_000)
         return seconds + Int64(zone.utcOffset(at: seconds))
     }

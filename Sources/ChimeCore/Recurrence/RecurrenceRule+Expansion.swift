@@ -10,27 +10,119 @@ extension RecurrenceRule {
     ///
     /// libical (or, for a rule that steps in seconds, minutes or hours, `SubdailyRecurrence`) expands the rule on the
     /// wall clock; each wall time becomes an instant as RFC 5545 §3.3.5 says (`ZoneRules.instantReadingRFC5545`).
-    /// Without `COUNT` the search starts near `after` instead of at DTSTART.
-    public func nextInstant(after: Int64, start: Int64, zone: ZoneRules) -> Int64? {
+    /// The search begins near `after`, not at DTSTART: a rule with `COUNT` is walked from DTSTART once, to find its
+    /// last instance, and is then searched as though that were its `UNTIL`. With `cursor`, a search from where the
+    /// one before it stopped (as the scheduler asks, after each fire) goes on from there.
+    public func nextInstant(after: Int64, start: Int64, zone: ZoneRules, cursor: RecurrenceCursor? = nil) -> Int64? {
         if case .instant(let end) = until, end <= after { return nil }
         let (afterSeconds, _) = CivilTime.floorDivide64(after, 1_000_000)
         let afterWall = afterSeconds + Int64(zone.utcOffset(at: afterSeconds))
         // Two days before `after` on the wall clock is before it as an instant too, whatever the offset: a search
         // may begin there, and what comes earlier need not be read as an instant.
-        let farBefore = afterWall - 2 * 86_400
-        let search = Search(after: after, farBefore: farBefore, zone: zone, rule: self)
-        if let subdaily { return nextInstant(of: subdaily, start: start, search: search) }
-        let jump = count == nil && farBefore > start ? farBefore : nil
-        guard let walk = RecurrenceWalk(self, start: start, from: jump) else { return nil }
+        let search = Search(after: after, farBefore: afterWall - 2 * 86_400, zone: zone, rule: self)
+        guard let cursor else {
+            var position = RecurrenceCursor.Position(start: start, zone: zone)
+            return next(from: &position, search: search)
+        }
+        return cursor.search(start: start, zone: zone, after: after) { next(from: &$0, search: search) }
+    }
+
+    /// The next instance after the search's instant, from `position` (or near that instant, when the position has
+    /// not begun a walk), keeping where it stopped.
+    private func next(from position: inout RecurrenceCursor.Position, search: Search) -> Int64? {
+        if count != nil && position.countEnd == nil { position.countEnd = .some(lastWall(start: position.start)) }
+        if case .some(nil) = position.countEnd { return nil }
+        let end = position.countEnd ?? nil
+        let found =
+            if let stepped { next(of: stepped, from: &position, end: end, search: search) } else {
+                nextOfWalk(from: &position, end: end, search: search)
+            }
+        position.reached = max(position.reached, found ?? search.after)
+        return found
+    }
+
+    /// The next instance libical gives after the search's instant, from the walk `position` holds or a new one
+    /// begun near that instant (libical cannot begin a rule with `COUNT` anywhere but at DTSTART, so its COUNT is
+    /// left out and `end`, its last instance, ends the walk).
+    private func nextOfWalk(from position: inout RecurrenceCursor.Position, end: Int64?, search: Search) -> Int64? {
+        if position.walk == nil {
+            let jump = search.farBefore > position.start ? search.farBefore : nil
+            position.walk = RecurrenceWalk(uncounted, start: position.start, from: jump)
+        }
+        guard let walk = position.walk else { return nil }
         for _ in 0..<Self.searchLimit {
-            guard let wall = walk.next() else { return nil }
-            switch search.judge(wall) {
+            switch search.take(walk.next(), end: end) {
             case .before: continue
-            case .end: return nil
             case .found(let instant): return instant
+            case .end:
+                position.isFinished = true
+                return nil
             }
         }
         return nil
+    }
+
+    /// `next` for a rule that chime expands itself (`SteppedRecurrence`).
+    private func next(
+        of rule: SteppedRecurrence, from position: inout RecurrenceCursor.Position, end: Int64?, search: Search
+    ) -> Int64? {
+        let start = position.start
+        if !position.isStepping {
+            position.step = rule.firstStep(notBefore: search.farBefore, start: start)
+            position.isStepping = true
+        }
+        var emptySteps = 0
+        for _ in 0..<Self.searchLimit {
+            if position.takenOfStep == 0 { position.step = rule.nextCandidate(from: position.step, start: start) }
+            let set = rule.set(ofStep: position.step, start: start)
+            emptySteps = set.isEmpty ? emptySteps + 1 : 0
+            guard emptySteps < rule.emptyStepLimit else {
+                position.isFinished = true
+                return nil
+            }
+            while position.takenOfStep < set.count {
+                let wall = set[position.takenOfStep]
+                position.takenOfStep += 1
+                guard wall >= start else { continue }
+                switch search.take(wall, end: end) {
+                case .before: continue
+                case .found(let instant): return instant
+                case .end:
+                    position.isFinished = true
+                    return nil
+                }
+            }
+            position.step += 1
+            position.takenOfStep = 0
+        }
+        return nil
+    }
+
+    /// The wall time of the last of the `COUNT` instances from `start`, counted from DTSTART; `nil` when there are
+    /// none.
+    private func lastWall(start: Int64) -> Int64? {
+        guard let count else { return nil }
+        var last: Int64?
+        if let stepped {
+            var counted = 0
+            var k: Int64 = 0
+            var emptySteps = 0
+            while counted < count && emptySteps < stepped.emptyStepLimit {
+                k = stepped.nextCandidate(from: k, start: start)
+                let set = stepped.set(ofStep: k, start: start)
+                emptySteps = set.isEmpty ? emptySteps + 1 : 0
+                for wall in set where wall >= start && counted < count {
+                    last = wall
+                    counted += 1
+                }
+                k += 1
+            }
+            return last
+        }
+        // libical stops after COUNT instances.
+        guard let walk = RecurrenceWalk(expanded, start: start, from: nil) else { return nil }
+        while let wall = walk.next() { last = wall }
+        return last
     }
 
     /// What one wall time of the rule means to a search for the first instant after `after`.
@@ -46,6 +138,13 @@ extension RecurrenceRule {
         let zone: ZoneRules
         let rule: RecurrenceRule
 
+        /// What the next wall time of a walk means (`nil`: the walk has ended), with `end` the last instance of a rule
+        /// with `COUNT`.
+        func take(_ wall: Int64?, end: Int64?) -> Verdict {
+            guard let wall, wall <= end ?? .max else { return .end }
+            return judge(wall)
+        }
+
         func judge(_ wall: Int64) -> Verdict {
             // Far before `after`, only an UNTIL on the wall clock can end the search (one in UTC is found at the
             // first instance near `after`).
@@ -54,29 +153,6 @@ extension RecurrenceRule {
             if rule.isPastUntil(wall: wall, instant: instant) { return .end }
             return instant > after ? .found(instant) : .before
         }
-    }
-
-    /// `nextInstant` for a rule that steps in seconds, minutes or hours (`SubdailyRecurrence`): libical counts the
-    /// INTERVAL of such rules wrongly, and loses its step when started anew near `after`.
-    private func nextInstant(of rule: SubdailyRecurrence, start: Int64, search: Search) -> Int64? {
-        let step = rule.interval * rule.unit
-        // Without COUNT the walk may begin near `after`; with it, every instance from DTSTART on is counted.
-        var k: Int64 = count == nil && search.farBefore > start ? (search.farBefore - start) / step : 0
-        var counted = 0
-        for _ in 0..<Self.searchLimit {
-            k = rule.nextCandidate(from: k, start: start)
-            for wall in rule.set(ofStep: k, start: start) where wall >= start {
-                counted += 1
-                if let count, counted > count { return nil }
-                switch search.judge(wall) {
-                case .before: continue
-                case .end: return nil
-                case .found(let instant): return instant
-                }
-            }
-            k += 1
-        }
-        return nil
     }
 
     /// The first `limit` instants from the start, for listings and tests.
@@ -105,9 +181,11 @@ extension RecurrenceRule {
 final class RecurrenceWalk {
     private let iterator: OpaquePointer
 
-    /// - Parameter from: where to begin, past the start (wall seconds); only for a rule without `COUNT`.
-    init?(_ rule: RecurrenceRule, start: Int64, from: Int64?) {
-        let recurrence = rule.expanded.withCString { icalrecurrencetype_from_string($0) }
+    /// - Parameters:
+    ///   - rule: the rule's parts as libical reads them.
+    ///   - from: where to begin, past the start (wall seconds); only for a rule without `COUNT`.
+    init?(_ rule: String, start: Int64, from: Int64?) {
+        let recurrence = rule.withCString { icalrecurrencetype_from_string($0) }
         guard recurrence.freq != ICAL_NO_RECURRENCE,
             let iterator = icalrecur_iterator_new(recurrence, Self.time(wall: start))
         else { return nil }

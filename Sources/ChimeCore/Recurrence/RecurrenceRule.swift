@@ -29,8 +29,10 @@ public struct RecurrenceRule: Sendable, Equatable {
     public let until: RecurrenceTime?
     /// The parts libical expands: everything but `UNTIL`, in upper case.
     let expanded: String
-    /// A rule that steps in seconds, minutes or hours, which chime expands itself.
-    let subdaily: SubdailyRecurrence?
+    /// The same without `COUNT`, for a walk begun near an instant (libical begins one with `COUNT` only at DTSTART).
+    let uncounted: String
+    /// A rule that chime expands itself.
+    let stepped: SteppedRecurrence?
 
     static let weekdays = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"]
     static let parts: Set<String> = [
@@ -120,7 +122,9 @@ public struct RecurrenceRule: Sendable, Equatable {
         self.text = text
         self.frequency = frequency
         expanded = order.filter { $0 != "UNTIL" }.map { "\($0)=\(values[$0]!)" }.joined(separator: ";")
-        subdaily = SubdailyRecurrence(values, frequency: frequency)
+        uncounted = order.filter { $0 != "UNTIL" && $0 != "COUNT" }.map { "\($0)=\(values[$0]!)" }.joined(
+            separator: ";")
+        stepped = SteppedRecurrence(values, frequency: frequency)
     }
 
     private static func number(

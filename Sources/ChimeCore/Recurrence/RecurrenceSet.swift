@@ -7,15 +7,25 @@ public final class RecurrenceSet: Sendable, Equatable {
     public let rules: [RecurrenceRule]
     public let dates: [RecurrenceTime]
     public let exclusions: [RecurrenceTime]
+    /// DTSTART: `From=` as its wall clock reads (seconds), kept as written even where the clock skips that time,
+    /// which the instant of `From=` cannot tell; `nil` without `From=`.
+    public let start: Int64?
+    /// Where the last search of each rule stopped.
+    let cursors: [RecurrenceCursor]
 
-    public init(rules: [RecurrenceRule] = [], dates: [RecurrenceTime] = [], exclusions: [RecurrenceTime] = []) {
+    public init(
+        rules: [RecurrenceRule] = [], dates: [RecurrenceTime] = [], exclusions: [RecurrenceTime] = [],
+        start: Int64? = nil
+    ) {
         self.rules = rules
+        self.start = start
+        cursors = rules.map { _ in RecurrenceCursor() }
         self.dates = dates
         self.exclusions = exclusions
     }
 
     public static func == (a: RecurrenceSet, b: RecurrenceSet) -> Bool {
-        a === b || (a.rules == b.rules && a.dates == b.dates && a.exclusions == b.exclusions)
+        a === b || (a.rules == b.rules && a.dates == b.dates && a.exclusions == b.exclusions && a.start == b.start)
     }
 
     /// Whether it has anything to fire (`ExDate=` alone only takes away).

@@ -8,10 +8,7 @@
 struct SubdailyRecurrence: Sendable, Equatable {
     let unit: Int64
     let interval: Int64
-    let months: Set<Int>?
-    let monthDays: [Int]?
-    let yearDays: [Int]?
-    let weekdays: Set<Int>?
+    let days: DayLimits
     let hours: Set<Int>?
     let minutes: [Int]?
     let seconds: [Int]?
@@ -27,51 +24,20 @@ struct SubdailyRecurrence: Sendable, Equatable {
         default: return nil
         }
         self.frequency = frequency
-        func list(_ name: String) -> [Int]? {
-            parts[name].map {
-                $0.split(separator: ",").compactMap { Int($0.hasPrefix("+") ? String($0.dropFirst()) : String($0)) }
-            }
-        }
+        let list = { (name: String) in DayLimits.list(parts[name]) }
         interval = Int64(parts["INTERVAL"].flatMap { Int($0) } ?? 1)
-        months = list("BYMONTH").map(Set.init)
-        monthDays = list("BYMONTHDAY")
-        yearDays = list("BYYEARDAY")
-        weekdays = parts["BYDAY"].map { text in
-            Set(text.split(separator: ",").compactMap { RecurrenceRule.weekdays.firstIndex(of: String($0.suffix(2))) })
-        }
+        days = DayLimits(parts)
         hours = list("BYHOUR").map(Set.init)
         minutes = list("BYMINUTE")?.sorted()
         seconds = list("BYSECOND")?.sorted()
         positions = list("BYSETPOS")
     }
 
-    /// Whether the day (days since 1970-01-01) passes the date limits.
-    func allows(day: Int) -> Bool {
-        let date = CivilTime.date(days: day)
-        if let months, !months.contains(date.month) { return false }
-        if let weekdays, !weekdays.contains(CivilTime.weekday(days: day)) { return false }
-        if let monthDays {
-            let length = CivilTime.daysInMonth(year: date.year, month: date.month)
-            guard monthDays.contains(where: { $0 > 0 ? $0 == date.day : length + $0 + 1 == date.day }) else {
-                return false
-            }
-        }
-        if let yearDays {
-            let first = CivilTime.days(year: date.year, month: 1, day: 1)
-            let length = CivilTime.isLeapYear(date.year) ? 366 : 365
-            let ordinal = day - first + 1
-            guard yearDays.contains(where: { $0 > 0 ? $0 == ordinal : length + $0 + 1 == ordinal }) else {
-                return false
-            }
-        }
-        return true
-    }
-
     /// The set of step `k` (wall seconds), ascending, limits and BYSETPOS applied.
     func set(ofStep k: Int64, start: Int64) -> [Int64] {
         let base = start + k * interval * unit
         let (day, second) = CivilTime.floorDivide64(base, 86_400)
-        guard allows(day: Int(day)) else { return [] }
+        guard days.allows(day: Int(day)) else { return [] }
         let hour = Int(second / 3_600)
         if let hours, !hours.contains(hour) { return [] }
         var minuteChoices = [Int(second % 3_600 / 60)]
@@ -97,11 +63,7 @@ struct SubdailyRecurrence: Sendable, Equatable {
                 result.append(hourStart + Int64(minute * 60 + second))
             }
         }
-        guard let positions else { return result }
-        return positions.compactMap { position in
-            let index = position > 0 ? position - 1 : result.count + position
-            return result.indices.contains(index) ? result[index] : nil
-        }.sorted()
+        return DayLimits.picking(positions, from: result)
     }
 
     /// The first step at or after `k` whose day and hour can pass the limits: the steps on a day (or in an hour)
@@ -110,7 +72,7 @@ struct SubdailyRecurrence: Sendable, Equatable {
         let step = interval * unit
         let base = start + k * step
         let (day, second) = CivilTime.floorDivide64(base, 86_400)
-        if !allows(day: Int(day)) {
+        if !days.allows(day: Int(day)) {
             return max(k + 1, ceilingDivide((day + 1) * 86_400 - start, step))
         }
         if let hours, !hours.contains(Int(second / 3_600)) {
