@@ -98,6 +98,29 @@ import Testing
                 == ["2026-12-24T17:00:00Z", "2026-12-31T18:00:00Z"])
     }
 
+    /// `Offset=` as an iCalendar alarm: each occurrence moved once everything else is decided, so an alarm before
+    /// the first instance at `From=` still comes.
+    @Test func anOffsetMovesEachOccurrenceAfterTheWindowIsDecided() throws {
+        #expect(
+            try occurrences(
+                "RRule=FREQ=DAILY;COUNT=3\nFrom=2026-05-04 09:00\nOffset=-PT15M", after: "2026-05-01T00:00:00Z",
+                seen: "2026-05-01T00:00:00Z") == [
+                    "2026-05-04T06:45:00Z", "2026-05-05T06:45:00Z", "2026-05-06T06:45:00Z",
+                ])
+        #expect(
+            try occurrences("RDate=20261224T180000\nOffset=+1h 30min", after: "2026-12-01T00:00:00Z")
+                == ["2026-12-24T18:30:00Z"])
+    }
+
+    /// Days of an RFC 5545 duration are nominal (the same wall time, days earlier, across the change to summer
+    /// time); those of a time span are 24 hours each.
+    @Test func nominalDaysKeepTheTimeOfDay() throws {
+        let event = "RDate=20260330T090000\nTimeZone=Europe/Berlin\n"
+        #expect(try occurrences(event + "Offset=-P2D", after: "2026-03-01T00:00:00Z") == ["2026-03-28T08:00:00Z"])
+        #expect(try occurrences(event + "Offset=-2d", after: "2026-03-01T00:00:00Z") == ["2026-03-28T07:00:00Z"])
+        #expect(try occurrences(event + "Offset=-P1W", after: "2026-03-01T00:00:00Z") == ["2026-03-23T08:00:00Z"])
+    }
+
     @Test func theSummarySaysEverySource() throws {
         let notification = try #require(
             load(

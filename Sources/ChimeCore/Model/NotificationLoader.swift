@@ -48,6 +48,7 @@ public struct NotificationLoader: Sendable {
         ],
         "Trigger": [
             "At", "OnCalendar", "Every", "From", "Count", "Until", "TimeZone", "Persistent", "RRule", "RDate", "ExDate",
+            "Offset",
         ],
     ]
 

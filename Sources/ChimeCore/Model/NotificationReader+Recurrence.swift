@@ -3,12 +3,22 @@ import Foundation
 extension NotificationReader {
     /// `RRule=`, `RDate=` and `ExDate=` of `[Trigger]` (each repeatable): RFC 5545 rules, checked part by part, and
     /// times, each an RFC 5545 date or date and time (several separated by commas, as in an `.ics` file) or one
-    /// absolute timestamp; a time without a zone is wall-clock time in `zone`.
+    /// absolute timestamp; a time without a zone is wall-clock time in `zone`. And `Offset=` (`TriggerOffset`).
     mutating func readRecurrence(into trigger: inout Trigger, zone: ZoneRules) {
         let ruleEntries = unit.values(for: "RRule", in: "Trigger")
         let dateEntries = unit.values(for: "RDate", in: "Trigger")
         let exclusionEntries = unit.values(for: "ExDate", in: "Trigger")
-        guard !ruleEntries.isEmpty || !dateEntries.isEmpty || !exclusionEntries.isEmpty else { return }
+        var offset: TriggerOffset?
+        if let entry = single("Offset", in: "Trigger") {
+            offset = TriggerOffset(parsing: entry.value)
+            if offset == nil {
+                error(
+                    entry.valueLocation,
+                    "Invalid Offset= '\(entry.value)': give an RFC 5545 duration ('-PT15M', '-P1D') or a time span "
+                        + "with a sign for earlier ('-15min'), of at most a year.")
+            }
+        }
+        guard !ruleEntries.isEmpty || !dateEntries.isEmpty || !exclusionEntries.isEmpty || offset != nil else { return }
         var rules: [RecurrenceRule] = []
         for entry in ruleEntries {
             do {
@@ -19,7 +29,8 @@ extension NotificationReader {
         }
         trigger.recurrence = RecurrenceSet(
             rules: rules, dates: recurrenceTimes(dateEntries, zone: zone),
-            exclusions: recurrenceTimes(exclusionEntries, zone: zone), start: rules.isEmpty ? nil : start(zone: zone))
+            exclusions: recurrenceTimes(exclusionEntries, zone: zone), start: rules.isEmpty ? nil : start(zone: zone),
+            offset: offset)
     }
 
     /// `From=` as the wall clock of `zone` reads it (seconds). Read as though the zone were UTC, a time without a

@@ -42,6 +42,22 @@ extension Trigger {
     }
 
     func nextOccurrence(afterMicroseconds after: Int64, history: DeliveryHistory, systemZone: ZoneRules) -> Int64? {
+        guard let offset = recurrence?.offset else {
+            return unmovedOccurrence(after: after, history: history, systemZone: systemZone)
+        }
+        // Offset= moves each occurrence once all else is decided: the first whose moved time is after `after`.
+        let zone = timeZone ?? systemZone
+        var unmoved = offset.earliestUnmoved(movedAfter: after)
+        while let next = unmovedOccurrence(after: unmoved, history: history, systemZone: systemZone) {
+            let moved = offset.apply(to: next, zone: zone)
+            if moved > after { return moved }
+            unmoved = next
+        }
+        return nil
+    }
+
+    /// The first occurrence after `after` before `Offset=` moves it.
+    private func unmovedOccurrence(after: Int64, history: DeliveryHistory, systemZone: ZoneRules) -> Int64? {
         let zone = timeZone ?? systemZone
         // The window opens at From= (inclusive) or just after the first time the notification was seen.
         let windowStart = from?.epochMicroseconds ?? history.firstSeen.epochMicroseconds + 1

@@ -17,6 +17,7 @@ extension Trigger {
                 parts.append("ExDate=" + recurrence.exclusions.map(\.rfc5545).joined(separator: ","))
             }
         }
+        if let offset = recurrence?.offset { parts.append("Offset=\(offset)") }
         if let from, recurrence != nil { parts.append("From=" + Timestamp.iso8601(from)) }
         if let count { parts.append("Count=\(count)") }
         if let until { parts.append("Until=" + Timestamp.iso8601(until)) }

@@ -1,8 +1,9 @@
 /// What RFC 5545 calls a recurrence set, as a trigger has it: the instances of its `RRule=` rules and its `RDate=`
 /// times, less those of its `ExDate=` (which removes occurrences of every source of the trigger, so that
-/// `ExDate=20261225` takes Christmas out of an `OnCalendar=` too).
+/// `ExDate=20261225` takes Christmas out of an `OnCalendar=` too); and `Offset=`, which moves the trigger's
+/// occurrences as an iCalendar alarm is set relative to its event.
 ///
-/// Few notifications have one, so a trigger holds it by reference; it does not change once read.
+/// Few notifications have any of these, so a trigger holds them by reference; they do not change once read.
 public final class RecurrenceSet: Sendable, Equatable {
     public let rules: [RecurrenceRule]
     public let dates: [RecurrenceTime]
@@ -10,22 +11,27 @@ public final class RecurrenceSet: Sendable, Equatable {
     /// DTSTART: `From=` as its wall clock reads (seconds), kept as written even where the clock skips that time,
     /// which the instant of `From=` cannot tell; `nil` without `From=`.
     public let start: Int64?
+    /// `Offset=`: how far each occurrence of the trigger moves, as an alarm is set relative to its event.
+    public let offset: TriggerOffset?
     /// Where the last search of each rule stopped.
     let cursors: [RecurrenceCursor]
 
     public init(
         rules: [RecurrenceRule] = [], dates: [RecurrenceTime] = [], exclusions: [RecurrenceTime] = [],
-        start: Int64? = nil
+        start: Int64? = nil, offset: TriggerOffset? = nil
     ) {
         self.rules = rules
         self.start = start
+        self.offset = offset
         cursors = rules.map { _ in RecurrenceCursor() }
         self.dates = dates
         self.exclusions = exclusions
     }
 
     public static func == (a: RecurrenceSet, b: RecurrenceSet) -> Bool {
-        a === b || (a.rules == b.rules && a.dates == b.dates && a.exclusions == b.exclusions && a.start == b.start)
+        a === b
+            || (a.rules == b.rules && a.dates == b.dates && a.exclusions == b.exclusions && a.start == b.start
+                && a.offset == b.offset)
     }
 
     /// Whether it has anything to fire (`ExDate=` alone only takes away).
