@@ -90,11 +90,12 @@ config-modes:
 RUN_DIR = .build/chime-run
 comma := ,
 RUN_DELIVER = $(if $(wildcard /run/systemd/journal/socket),journal$(comma)stdout,stdout)
+# The example calendar generator runs chime-calendar, which is found beside chimed.
 run: build config-modes
-	@.build/debug/chimed --check --config-dir=config
+	@PATH="$(CURDIR)/.build/debug:$$PATH" .build/debug/chimed --check --config-dir=config
 	@echo "Starting chimed in the foreground (Ctrl-C stops it; 'kill -HUP' reloads):"
-	exec .build/debug/chimed --config-dir=config --runtime-dir=$(RUN_DIR)/runtime --state-dir=$(RUN_DIR)/state \
-		--deliver=$(RUN_DELIVER)
+	PATH="$(CURDIR)/.build/debug:$$PATH" exec .build/debug/chimed --config-dir=config \
+		--runtime-dir=$(RUN_DIR)/runtime --state-dir=$(RUN_DIR)/state --deliver=$(RUN_DELIVER)
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests fuzzing/Sources fuzzing/Package.swift
@@ -182,6 +183,8 @@ install: release install-systemd
 		$(DESTDIR)$(DATADIR)/examples/generators.d $(DESTDIR)$(DOCDIR)
 	install -m 0755 .build/release/chimectl $(DESTDIR)$(BINDIR)/chimectl
 	install -m 0755 .build/release/chimed $(DESTDIR)$(BINDIR)/chimed
+	install -m 0755 .build/release/chime-calendar $(DESTDIR)$(BINDIR)/chime-calendar
+	install -m 0644 man/chime-calendar.1 $(DESTDIR)$(MANDIR)/man1/chime-calendar.1
 	install -m 0644 man/chimectl.1 $(DESTDIR)$(MANDIR)/man1/chimectl.1
 	install -m 0644 man/chime.notification.5 $(DESTDIR)$(MANDIR)/man5/chime.notification.5
 	install -m 0644 man/chimed.conf.5 $(DESTDIR)$(MANDIR)/man5/chimed.conf.5
@@ -189,6 +192,8 @@ install: release install-systemd
 	install -m 0644 man/chimed.8 $(DESTDIR)$(MANDIR)/man8/chimed.8
 	install -m 0644 docs/security.md $(DESTDIR)$(DOCDIR)/security.md
 	install -m 0644 config/*.notification config/chimed.conf config/exams.csv $(DESTDIR)$(DATADIR)/examples/
+	install -d $(DESTDIR)$(DATADIR)/examples/calendars/family
+	install -m 0644 config/calendars/family/*.ics $(DESTDIR)$(DATADIR)/examples/calendars/family/
 	install -m 0755 config/generators.d/* $(DESTDIR)$(DATADIR)/examples/generators.d/
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	.build/release/chimectl completion bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/chimectl
@@ -216,8 +221,9 @@ install-systemd:
 		systemd-sysusers $(SYSUSERSDIR)/chime.conf; fi
 
 uninstall: uninstall-systemd
-	rm -f $(DESTDIR)$(BINDIR)/chimectl $(DESTDIR)$(BINDIR)/chimed
-	rm -f $(DESTDIR)$(MANDIR)/man1/chimectl.1 $(DESTDIR)$(MANDIR)/man5/chime.notification.5 \
+	rm -f $(DESTDIR)$(BINDIR)/chimectl $(DESTDIR)$(BINDIR)/chimed $(DESTDIR)$(BINDIR)/chime-calendar
+	rm -f $(DESTDIR)$(MANDIR)/man1/chimectl.1 $(DESTDIR)$(MANDIR)/man1/chime-calendar.1 \
+		$(DESTDIR)$(MANDIR)/man5/chime.notification.5 \
 		$(DESTDIR)$(MANDIR)/man5/chimed.conf.5 $(DESTDIR)$(MANDIR)/man5/org.chime.Notifications1.5 \
 		$(DESTDIR)$(MANDIR)/man8/chimed.8
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)

@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "chimed", targets: ["chimed"]),
         .executable(name: "chimectl", targets: ["chimectl"]),
+        .executable(name: "chime-calendar", targets: ["chime-calendar"]),
         .library(name: "ChimeCore", targets: ["ChimeCore"]),
         // For the fuzz targets in fuzzing/, a package of their own: the state store's reading of its files.
         .library(name: "ChimeDaemon", targets: ["ChimeDaemon"]),
@@ -43,7 +44,11 @@ let package = Package(
         .target(name: "ChimeWebhook", dependencies: ["ChimeCore", "ChimeDaemon"]),
         // The client of the application interface (org.chime.Notifications1), on the project's sd-bus wrapper.
         .target(name: "ChimeKit", dependencies: ["ChimeCore", "ChimeSystemd"]),
+        // iCalendar events (libical's parser) and their alarms as notifications, for the generator chime-calendar.
+        // ChimeDaemon for the system's zone database (TZDataSource).
+        .target(name: "ChimeCalendar", dependencies: ["ChimeCore", "ChimeDaemon", "CICal"]),
         .executableTarget(name: "chimed", dependencies: ["ChimeDaemon", "ChimeWebhook"]),
+        .executableTarget(name: "chime-calendar", dependencies: ["ChimeCalendar"]),
         .executableTarget(name: "chimectl", dependencies: ["ChimeControl"]),
         // Not installed: runs the systemd wrappers in a process of their own for ChimeSystemdTests.
         .executableTarget(name: "chime-systemd-probe", dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd"]),
@@ -61,6 +66,10 @@ let package = Package(
         .testTarget(
             name: "ChimeDaemonTests",
             dependencies: ["ChimeDaemon", "ChimeCore", "ChimeTestSupport"]
+        ),
+        .testTarget(
+            name: "ChimeCalendarTests",
+            dependencies: ["ChimeCalendar", "ChimeCore", "ChimeDaemon", "ChimeTestSupport"]
         ),
         .testTarget(
             name: "ChimeWebhookTests",

@@ -13,6 +13,13 @@ public enum BinaryLocator {
         return packageRoot.appendingPathComponent(".build/debug/\(name)").path
     }
 
+    /// A `PATH` that finds the package's executables first (the example calendar generator runs `chime-calendar`),
+    /// then the system's.
+    public static var searchPath: String {
+        URL(fileURLWithPath: path(of: "chime-calendar")).deletingLastPathComponent().path
+            + ":/usr/local/bin:/usr/bin:/bin"
+    }
+
     /// The package's root directory (where Package.swift is).
     public static var packageRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -140,7 +140,7 @@ import Testing
 
     @Test(arguments: [
         "man/chimectl.1", "man/chime.notification.5", "man/chimed.8", "man/chimed.conf.5",
-        "man/org.chime.Notifications1.5",
+        "man/org.chime.Notifications1.5", "man/chime-calendar.1",
     ])
     func manPageNamesTheCurrentVersion(path: String) throws {
         let page = try ManPage(Self.read(path))
@@ -163,7 +163,8 @@ import Testing
             .filter { $0.last?.isNumber == true }
         #expect(
             pages.sorted() == [
-                "chime.notification.5", "chimectl.1", "chimed.8", "chimed.conf.5", "org.chime.Notifications1.5",
+                "chime-calendar.1", "chime.notification.5", "chimectl.1", "chimed.8", "chimed.conf.5",
+                "org.chime.Notifications1.5",
             ])
         for page in pages {
             let installed = "$(DESTDIR)$(MANDIR)/man\(page.last!)/\(page)"

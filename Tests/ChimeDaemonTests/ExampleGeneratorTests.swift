@@ -22,12 +22,17 @@ import Testing
         ].joined(separator: " | ")
     }
 
-    @Test func theExamsAndTheWorkWeek() throws {
-        let source = GeneratorSource(directories: [Self.config])
+    @Test func theCalendarTheExamsAndTheWorkWeek() throws {
+        let source = GeneratorSource(directories: [Self.config], environment: ["PATH": BinaryLocator.searchPath])
         let schedule = try ScheduleLoader(sources: [source]).load(systemZone: Self.berlin)
         #expect(schedule.problems.isEmpty, "\(schedule.problems)")
         #expect(
             schedule.notifications.map(Self.describe) == [
+                "cal-ed8a47219a1626d5 (calendar:1) | Wedding anniversary | Book a table. | RRule=FREQ=YEARLY "
+                    + "Offset=-PT15H From=2027-06-11T22:00:00Z | - |  | calendar=family uid=anniversary@family.example",
+                "cal-1ae4d09945600593 (calendar:2) | Put the bins out | Paper and glass this week. | "
+                    + "RRule=FREQ=WEEKLY;INTERVAL=2;BYDAY=TU ExDate=20270330T200000 From=2027-01-05T19:00:00Z "
+                    + "TimeZone=Europe/Berlin | - |  | calendar=family uid=bins-2027@family.example",
                 "exam-real-analysis (exams:1) | Exam: Real Analysis | Starts today in Room 4B | "
                     + "At=2027-01-25T06:00:00Z | default | snooze:Snooze | kind=exam location=Room 4B",
                 "exam-organic-chemistry (exams:2) | Exam: Organic Chemistry | Starts today in Hall C, ground floor | "
