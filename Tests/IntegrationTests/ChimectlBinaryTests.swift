@@ -7,7 +7,8 @@ import Testing
     let chimectl = BinaryLocator.path(of: "chimectl")
 
     func run(_ arguments: [String], tz: String = "Europe/Berlin") throws -> ProcessRunner.Output {
-        try ProcessRunner.run(chimectl, arguments, environment: ["TZ": tz])
+        // The example configuration's calendar generator finds chime-calendar beside chimectl.
+        try ProcessRunner.run(chimectl, arguments, environment: ["TZ": tz, "PATH": BinaryLocator.searchPath])
     }
 
     @Test func helpAndVersionExitZero() throws {
@@ -35,7 +36,7 @@ import Testing
         let result = try run(["verify", "--base-time=2026-11-30 09:00 UTC", config])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError.isEmpty)
-        for id in ["standup", "exam-linear-algebra", "stretch", "heartbeat", "month-end"] {
+        for id in ["standup", "exam-linear-algebra", "stretch", "heartbeat", "month-end", "cal-1ae4d09945600593"] {
             #expect(result.standardOutput.contains(id), "\(id) missing from:\n\(result.standardOutput)")
         }
         #expect(result.standardOutput.contains("Tue 2026-12-01 09:55:00 CET"))
