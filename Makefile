@@ -43,9 +43,10 @@ BENCH_PACKAGES = cron
 # dunst, xvfb, imagemagick, tesseract-ocr: a real notification daemon on a virtual display, photographed and read back.
 # bubblewrap: a caller in a Flatpak-like sandbox; polkitd: the system bus's authorisation in the end-to-end test.
 # libglib2.0-bin, gsettings-desktop-schemas, dconf-gsettings-backend, dconf-service: GNOME's do-not-disturb setting.
+# zsh, fish: chimectl's completion scripts, run by the real shells.
 TEST_PACKAGES = systemd systemd-container tzdata python3 openssl dbus-daemon dbus-user-session python3-dbus python3-gi \
 	dunst xvfb imagemagick tesseract-ocr bubblewrap polkitd libglib2.0-bin gsettings-desktop-schemas \
-	dconf-gsettings-backend dconf-service
+	dconf-gsettings-backend dconf-service zsh fish
 # tzdata: the fuzz targets read times in real zones.
 FUZZ_PACKAGES = tzdata
 
@@ -195,8 +196,11 @@ install: release install-systemd
 	install -d $(DESTDIR)$(DATADIR)/examples/calendars/family
 	install -m 0644 config/calendars/family/*.ics $(DESTDIR)$(DATADIR)/examples/calendars/family/
 	install -m 0755 config/generators.d/* $(DESTDIR)$(DATADIR)/examples/generators.d/
-	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	.build/release/chimectl completion bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/chimectl
+	.build/release/chimectl completion zsh >$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_chimectl
+	.build/release/chimectl completion fish >$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/chimectl.fish
 
 # The units name chimed by its installed path; the catalog is indexed, and the user chime that chimed.service runs
 # as is created, at once unless staged into a DESTDIR (a package does both when it is installed).
@@ -227,7 +231,9 @@ uninstall: uninstall-systemd
 		$(DESTDIR)$(MANDIR)/man5/chimed.conf.5 $(DESTDIR)$(MANDIR)/man5/org.chime.Notifications1.5 \
 		$(DESTDIR)$(MANDIR)/man8/chimed.8
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
-	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/chimectl
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/chimectl \
+		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_chimectl \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/chimectl.fish
 
 # The user chime stays, as users do on Debian when their package goes: files may still belong to it.
 uninstall-systemd:

@@ -114,25 +114,6 @@ import Testing
         #expect(good.errors.isEmpty)
     }
 
-    @Test func completionScriptKnowsEveryCommandAndIsValidBash() throws {
-        let run = Self.run(["completion", "bash"])
-        #expect(run.status == .success)
-        for command in Chimectl.commands { #expect(run.output.contains(" \(command.name)) options=\"")) }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let script = try directory.write("chimectl.bash", run.output)
-        let check = try ProcessRunner.run("/bin/bash", ["-n", script])
-        #expect(check.status == 0, "\(check.standardError)")
-        let completed = try ProcessRunner.run(
-            "/bin/bash",
-            [
-                "-c",
-                "source \(script); COMP_WORDS=(chimectl calendar --it); COMP_CWORD=2; _chimectl; echo ${COMPREPLY[@]}",
-            ])
-        #expect(completed.standardOutput == "--iterations=\n")
-        #expect(Self.run(["completion", "zsh"]).status == .usage)
-    }
-
     /// A command's help, however it is asked for, as `systemctl help status` and `systemctl status -h` agree.
     @Test(arguments: [
         ["help", "list"], ["list", "-h"], ["--help", "list"], ["-h", "list"], ["--user", "list", "-h"],
