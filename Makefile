@@ -43,10 +43,10 @@ BENCH_PACKAGES = cron
 # dunst, xvfb, imagemagick, tesseract-ocr: a real notification daemon on a virtual display, photographed and read back.
 # bubblewrap: a caller in a Flatpak-like sandbox; polkitd: the system bus's authorisation in the end-to-end test.
 # libglib2.0-bin, gsettings-desktop-schemas, dconf-gsettings-backend, dconf-service: GNOME's do-not-disturb setting.
-# zsh, fish: chimectl's completion scripts, run by the real shells.
+# zsh, fish: chimectl's completion scripts, run by the real shells. apprise: the apprise backend, run for real.
 TEST_PACKAGES = systemd systemd-container tzdata python3 openssl dbus-daemon dbus-user-session python3-dbus python3-gi \
 	dunst xvfb imagemagick tesseract-ocr bubblewrap polkitd libglib2.0-bin gsettings-desktop-schemas \
-	dconf-gsettings-backend dconf-service zsh fish
+	dconf-gsettings-backend dconf-service zsh fish apprise
 # tzdata: the fuzz targets read times in real zones.
 FUZZ_PACKAGES = tzdata
 

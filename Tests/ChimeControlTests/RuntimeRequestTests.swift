@@ -289,7 +289,7 @@ import Testing
         #expect(
             run.errors.hasPrefix(
                 "chimectl add: --deliver: 'destkop' is no backend of this instance. Did you mean 'desktop'? "
-                    + "Backends: journal, stdout, desktop, command, webhook.\n"), "\(run.errors)")
+                    + "Backends: journal, stdout, desktop, command, webhook, apprise.\n"), "\(run.errors)")
         #expect(instance.addedIDs.isEmpty)
     }
 

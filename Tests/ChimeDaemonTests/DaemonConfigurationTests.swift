@@ -14,7 +14,7 @@ import Testing
         #expect(configuration == DaemonConfiguration())
         #expect(configuration.defaultBackends == nil)
         #expect(configuration.presentation == PresentationSettings(alert: true, sound: true, badge: true))
-        #expect(configuration.backendNames == ["journal", "stdout", "desktop", "command", "webhook"])
+        #expect(configuration.backendNames == ["journal", "stdout", "desktop", "command", "webhook", "apprise"])
         #expect(configuration.desktop.fallback == "journal")
     }
 
@@ -81,7 +81,9 @@ import Testing
         #expect(ops.retryMaxDelay == .seconds(20))
         #expect(configuration.webhooks[0].url == nil)
         #expect(
-            configuration.backendNames == ["journal", "stdout", "desktop", "command", "webhook", "speak", "ops"])
+            configuration.backendNames == [
+                "journal", "stdout", "desktop", "command", "webhook", "apprise", "speak", "ops",
+            ])
     }
 
     @Test func aBrokenValueIsReportedWhereItIsAndTheRestStillLoads() {

@@ -33,7 +33,7 @@ import Testing
         let expected = [
             "\(path)/generators.d/broken: Generator exited with status 2 (stderr: \"offline\").",
             "\(path)/good.notification:3:9: Deliver= names 'jurnal', which is no backend; deliveries to it fail. "
-                + "Did you mean 'journal'? Backends: journal, stdout, desktop, command, webhook.",
+                + "Did you mean 'journal'? Backends: journal, stdout, desktop, command, webhook, apprise.",
             "\(path)/open.notification: File is writable by its group and by others; refusing to load it "
                 + "(chmod go-w \(path)/open.notification).",
             "\(path)/past.notification: At= is past (Wed 2020-01-01 10:00:00 UTC, ",

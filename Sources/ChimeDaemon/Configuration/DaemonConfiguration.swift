@@ -26,6 +26,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var commands: [CommandSettings] = [CommandSettings()]
     /// The `webhook` backends: the built-in one (named `webhook`) first, then the named ones in file order.
     public var webhooks: [WebhookSettings] = [WebhookSettings()]
+    /// The `apprise` backends: the built-in one (named `apprise`) first, then the named ones in file order.
+    public var apprises: [AppriseSettings] = [AppriseSettings()]
     /// The files read, main file first.
     public var paths: [String] = []
     /// Errors and warnings, each with its location.
@@ -41,21 +43,23 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     public static let fileName = "chimed.conf"
     /// Backends that always exist, whatever the configuration says.
-    public static let builtInNames = ["journal", "stdout", "desktop", "command", "webhook"]
+    public static let builtInNames = ["journal", "stdout", "desktop", "command", "webhook", "apprise"]
 
     public static func == (a: DaemonConfiguration, b: DaemonConfiguration) -> Bool {
         a.defaultBackends == b.defaultBackends && a.generatorTimeout == b.generatorTimeout
             && a.generatorOutputLimit == b.generatorOutputLimit && a.maximumNotifications == b.maximumNotifications
             && a.maximumRequestsPerApp == b.maximumRequestsPerApp && a.presentation == b.presentation
             && a.focus == b.focus && a.desktop == b.desktop
-            && a.commands == b.commands && a.webhooks == b.webhooks && a.paths == b.paths
+            && a.commands == b.commands && a.webhooks == b.webhooks && a.apprises == b.apprises && a.paths == b.paths
             && a.diagnostics == b.diagnostics
     }
 
-    /// Every backend name: the built-ins and the named `[Command]` and `[Webhook]` sections.
+    /// Every backend name: the built-ins and the named `[Command]`, `[Webhook]` and `[Apprise]` sections.
     public var backendNames: [String] {
         var names = Self.builtInNames
-        for name in commands.map(\.name) + webhooks.map(\.name) where !names.contains(name) { names.append(name) }
+        for name in commands.map(\.name) + webhooks.map(\.name) + apprises.map(\.name) where !names.contains(name) {
+            names.append(name)
+        }
         return names
     }
 
@@ -68,6 +72,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         "Desktop": ["AppName", "DesktopEntry", "ExpireSec", "Fallback"],
         "Command": ["Name", "Exec", "TimeoutSec"],
         "Webhook": ["Name", "URL", "Header", "TimeoutSec", "Retries", "RetrySec", "RetryMaxSec"],
+        "Apprise": ["Name", "URL", "ConfigFile", "TimeoutSec"],
     ]
 }
 
@@ -114,7 +119,7 @@ extension DaemonConfiguration {
                         + "\(InputLimits.maximumDropIns) it may have; ignoring this one"
                         + (after > 0 ? " and the \(InputLimits.grouped(after)) after it." : ".")))
         }
-        configuration.apply(unit, systemZone: systemZone ?? LocalZone.resolve(tz: nil))
+        configuration.apply(unit, systemZone: systemZone ?? LocalZone.resolve(tz: nil), trust: trust)
         return configuration
     }
 
@@ -122,7 +127,7 @@ extension DaemonConfiguration {
     public init(parsing text: String, path: String, systemZone: ZoneRules = .utc) {
         self.init()
         paths = [path]
-        apply(UnitFile(parsing: text, path: path), systemZone: systemZone)
+        apply(UnitFile(parsing: text, path: path), systemZone: systemZone, trust: FileTrust())
     }
 
     private mutating func read(_ path: String, into unit: inout UnitFile, trust: FileTrust) {
@@ -162,7 +167,7 @@ extension DaemonConfiguration {
         unit.apply(dropIn: UnitFile(parsing: contents, path: path))
     }
 
-    private mutating func apply(_ unit: UnitFile, systemZone: ZoneRules) {
+    private mutating func apply(_ unit: UnitFile, systemZone: ZoneRules, trust: FileTrust) {
         diagnostics += unit.diagnostics
         var reader = ConfigurationReader()
         for section in unit.sections {
@@ -238,6 +243,20 @@ extension DaemonConfiguration {
                 webhooks[index] = settings
             } else {
                 webhooks.append(settings)
+            }
+        }
+        for section in unit.sections where section.name == "Apprise" {
+            let name = reader.name(
+                of: section, builtIn: "apprise",
+                taken: Self.otherTypes("apprise") + commands.map(\.name) + webhooks.map(\.name))
+            guard let name else { continue }
+            var settings = apprises.first { $0.name == name } ?? AppriseSettings()
+            settings.name = name
+            reader.apprise(section, into: &settings, trust: trust)
+            if let index = apprises.firstIndex(where: { $0.name == name }) {
+                apprises[index] = settings
+            } else {
+                apprises.append(settings)
             }
         }
         if let fallback = desktop.fallback, !backendNames.contains(fallback) || fallback == desktop.name {

@@ -12,6 +12,9 @@ public struct BackendFactories: Sendable {
         CommandBackend(settings: $0, context: $1)
     }
     public var webhook: (@Sendable (WebhookSettings, BackendContext) -> any DeliveryBackend)?
+    public var apprise: (@Sendable (AppriseSettings, BackendContext) -> any DeliveryBackend)? = {
+        AppriseBackend(settings: $0, context: $1)
+    }
 
     public init() {}
 }
@@ -30,7 +33,8 @@ public final class BackendRegistry: @unchecked Sendable {
         self.context = context
     }
 
-    /// The backends for `configuration`: every built-in name and every named `[Command]` and `[Webhook]`.
+    /// The backends for `configuration`: every built-in name and every named `[Command]`, `[Webhook]` and
+    /// `[Apprise]`.
     /// A type this chimed was built without delivers nothing and says so (`UnsupportedBackend`).
     public func backends(for configuration: DaemonConfiguration) -> [any DeliveryBackend] {
         var result: [any DeliveryBackend] = [
@@ -42,6 +46,9 @@ public final class BackendRegistry: @unchecked Sendable {
         }
         for settings in configuration.webhooks {
             result.append(make(settings.name, "webhook", settings, factories.webhook))
+        }
+        for settings in configuration.apprises {
+            result.append(make(settings.name, "apprise", settings, factories.apprise))
         }
         let names = Set(result.map(\.name))
         built = built.filter { names.contains($0.key) }

@@ -25,7 +25,7 @@ public struct Delivery: Sendable {
     }
 }
 
-/// A place notifications are delivered to (journal, stdout, desktop, command, webhook, or a test spy).
+/// A place notifications are delivered to (journal, stdout, desktop, command, webhook, apprise, or a test spy).
 ///
 /// The one seam between the daemon and the outside world: the iOS practice of keeping the system call behind an
 /// interface so that tests use a recording spy.
