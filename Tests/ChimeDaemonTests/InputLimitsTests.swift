@@ -197,12 +197,12 @@ import Testing
         defer { config.directory.remove() }
         let path = try config.generator(
             "list",
-            #"echo '{"Id":"before","Title":"B","At":"2030-01-01"}'; head -c 52428800 /dev/zero | tr '\0' x; echo; "#
+            #"echo '{"Id":"before","Title":"B","At":"2030-01-01"}'; head -c 2097152 /dev/zero | tr '\0' x; echo; "#
                 + #"echo '{"Id":"after","Title":"A","At":"2030-01-01"}'"#)
         let schedule = try load(config, outputLimit: 64 << 20)
         #expect(
             problems(schedule) == [
-                "\(path):2: Line is 52,428,800 bytes long, more than the 1 MiB a generator's line may have."
+                "\(path):2: Line is 2,097,152 bytes long, more than the 1 MiB a generator's line may have."
             ])
         #expect(ids(schedule) == ["good", "before", "after"])
     }
