@@ -104,11 +104,12 @@ lint:
 # One test at a time: many integration tests wait for a real chimed, dbus-daemon or HTTP server synchronously, and
 # on two cores two of them occupy both threads of Swift's cooperative pool, starving the async deliveries of every
 # other test running beside them (seen as drains timing out after 35 s). In sequence the suite takes 3½ minutes,
-# mostly waiting: tools/test-passes builds the release chimed, the fuzzers (and runs their smoke run) and the
-# sanitizer's build behind it, then runs the suites that need the release chimed, then the sanitizer's pass.
+# mostly waiting: tools/test-passes builds the fuzzers (and runs their smoke run) and the sanitizer's build behind
+# it, then runs the sanitizer's pass.
 test: deps-test config-modes
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_FLAGS)
 	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory e2e-binary
 	SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" MAKE="$(MAKE)" ./tools/test-passes $(TSAN_SKIP)
 
 # The sanitizer passes (tools/sanitized-test): a build of their own each, the tests and the chimed, chimectl and
