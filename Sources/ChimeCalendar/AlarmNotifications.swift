@@ -92,17 +92,17 @@ public struct AlarmNotifications {
         if !body.isEmpty { members.append(("Body", .string(body.joined(separator: " — ")))) }
         if alarm.isAudio { members.append(("Sound", .string("default"))) }
         members.append(("Info", .array([.string("calendar=\(calendar)"), .string("uid=\(event.uid)")])))
-        let repeated = alarm.interval.map { Self.times($0, repetition) }
+        let repeated = alarm.interval.map { $0.times(repetition) }
         switch alarm.when {
         case .absolute(let instant):
-            let moved = repeated.map { instant + $0.microseconds + Int64($0.days) * 86_400_000_000 } ?? instant
+            let moved = instant + (repeated?.elapsedMicroseconds ?? 0)
             guard moved >= options.pastBefore else { return nil }
             members.append(("At", .string("@\(Self.seconds(moved))")))
         case .relative(var offset, let toEnd):
-            if toEnd, let length = event.length { offset = Self.sum(length, offset) }
-            if let repeated { offset = Self.sum(offset, repeated) }
-            if event.rules.isEmpty && event.dates.isEmpty, let start = Self.roughInstant(event.start),
-                start + offset.microseconds + Int64(offset.days) * 86_400_000_000 < options.pastBefore
+            if toEnd, let length = event.length { offset = length + offset }
+            if let repeated { offset = offset + repeated }
+            if event.rules.isEmpty && event.dates.isEmpty,
+                Self.roughInstant(event.start) + offset.elapsedMicroseconds < options.pastBefore
             {
                 return nil
             }
@@ -180,17 +180,9 @@ public struct AlarmNotifications {
         return text
     }
 
-    static func sum(_ a: TriggerOffset, _ b: TriggerOffset) -> TriggerOffset {
-        TriggerOffset(days: a.days + b.days, microseconds: a.microseconds + b.microseconds, description: "")
-    }
-
-    static func times(_ offset: TriggerOffset, _ factor: Int) -> TriggerOffset {
-        TriggerOffset(days: offset.days * factor, microseconds: offset.microseconds * Int64(factor), description: "")
-    }
-
     /// The instant of a time, roughly (a wall time read as UTC: within a day of the truth), to leave out what is
     /// long past.
-    static func roughInstant(_ time: CalendarEvent.Time) -> Int64? {
+    static func roughInstant(_ time: CalendarEvent.Time) -> Int64 {
         switch time.value {
         case .instant(let instant): instant
         case .wallTime(let wall): (wall - 86_400) * 1_000_000

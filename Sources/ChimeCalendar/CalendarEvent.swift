@@ -49,15 +49,12 @@ public struct CalendarEvent: Sendable, Equatable {
     /// `RECURRENCE-ID`: the instance of its series this event replaces.
     public var replaces: Time?
     public var alarms: [Alarm] = []
-    /// Where it was read: file and the line its `BEGIN:VEVENT` is on.
-    public var origin: String
 
-    public init(uid: String, summary: String, start: Time, origin: String) {
+    public init(uid: String, summary: String, start: Time) {
         self.uid = uid
         self.summary = summary
         self.location = ""
         self.description = ""
         self.start = start
-        self.origin = origin
     }
 }

@@ -41,15 +41,17 @@ public struct ICalendarReader {
             for vevent in vevents {
                 do {
                     events.append(try event(vevent, zones: zones, path: path))
-                } catch let problem as Problem {
-                    problems.append(problem)
-                } catch {}
+                } catch {
+                    problems.append(error)
+                }
             }
         }
         return (events, problems)
     }
 
-    private func event(_ vevent: OpaquePointer, zones: [String: String], path: String) throws -> CalendarEvent {
+    private func event(
+        _ vevent: OpaquePointer, zones: [String: String], path: String
+    ) throws(Problem) -> CalendarEvent {
         let uid = string(icalcomponent_get_uid(vevent))
         let name = uid.isEmpty ? "an event without UID" : "event \(uid)"
         func problem(_ text: String) -> Problem { Problem(description: "\(path): \(name): \(text)") }
@@ -58,7 +60,7 @@ public struct ICalendarReader {
         }
         let start = try time(startProperty, zones: zones, problem: problem)
         var event = CalendarEvent(
-            uid: uid, summary: string(icalcomponent_get_summary(vevent)), start: start, origin: path)
+            uid: uid, summary: string(icalcomponent_get_summary(vevent)), start: start)
         event.location = string(icalcomponent_get_location(vevent))
         event.description = string(icalcomponent_get_description(vevent))
         event.isCancelled = icalcomponent_get_status(vevent) == ICAL_STATUS_CANCELLED
@@ -91,7 +93,7 @@ public struct ICalendarReader {
     }
 
     /// A `VALARM`, or `nil` for one that does not notify (`EMAIL`, `PROCEDURE`).
-    private func alarm(_ valarm: OpaquePointer, problem: (String) -> Problem) throws -> CalendarEvent.Alarm? {
+    private func alarm(_ valarm: OpaquePointer, problem: (String) -> Problem) throws(Problem) -> CalendarEvent.Alarm? {
         let action = icalcomponent_get_first_property(valarm, ICAL_ACTION_PROPERTY).map(value) ?? "DISPLAY"
         guard action == "DISPLAY" || action == "AUDIO" else { return nil }
         guard let trigger = icalcomponent_get_first_property(valarm, ICAL_TRIGGER_PROPERTY) else {
@@ -121,7 +123,7 @@ public struct ICalendarReader {
     /// A `DTSTART`-like property: its value and the zone of its `TZID`.
     private func time(
         _ property: OpaquePointer, zones: [String: String], problem: (String) -> Problem
-    ) throws -> CalendarEvent.Time {
+    ) throws(Problem) -> CalendarEvent.Time {
         guard let time = try times(property, zones: zones, problem: problem).first else {
             throw problem("an empty \(propertyName(property))")
         }
@@ -131,7 +133,7 @@ public struct ICalendarReader {
     /// The values of an `RDATE`-like property (a comma list; a period counts by its start).
     private func times(
         _ property: OpaquePointer, zones: [String: String], problem: (String) -> Problem
-    ) throws -> [CalendarEvent.Time] {
+    ) throws(Problem) -> [CalendarEvent.Time] {
         var zone: String?
         if let tzid = parameter(property, "TZID") {
             guard let name = ianaName(tzid, zones: zones) else {
@@ -140,14 +142,19 @@ public struct ICalendarReader {
             zone = name
         }
         let text = value(property)
-        return try text.split(separator: ",").map { piece in
+        var result: [CalendarEvent.Time] = []
+        for piece in text.split(separator: ",") {
             let start = piece.split(separator: "/").first ?? piece
             guard let value = RecurrenceTime(rfc5545: start) else {
                 throw problem("\(propertyName(property)) '\(text)' is not an RFC 5545 date or time")
             }
-            if case .wallTime = value { return CalendarEvent.Time(value, zone: zone) }
-            return CalendarEvent.Time(value)
+            if case .wallTime = value {
+                result.append(CalendarEvent.Time(value, zone: zone))
+            } else {
+                result.append(CalendarEvent.Time(value))
+            }
         }
+        return result
     }
 
     private func length(from start: CalendarEvent.Time, to end: CalendarEvent.Time) -> TriggerOffset? {

@@ -12,9 +12,9 @@ public final class RecurrenceCursor: @unchecked Sendable {
         var zone: ZoneRules
         /// For a rule with `COUNT`: the wall time of its last instance, once found (`.some(nil)`: it has none).
         var countEnd: Int64??
-        /// libical's iterator, for a rule that does not step in seconds, minutes or hours.
+        /// libical's iterator, for a rule libical expands.
         var walk: RecurrenceWalk?
-        /// For one that does: the step reached, and how many of its set were taken.
+        /// For one chime expands (`SteppedRecurrence`): the step reached, and how many of its set were taken.
         var isStepping = false
         var step: Int64 = 0
         var takenOfStep = 0

@@ -8,7 +8,7 @@ extension RecurrenceRule {
     /// The first instant of the rule strictly after `after` (µs since the epoch), the rule started at the wall
     /// time `start` (its DTSTART: seconds of the wall clock) in `zone`; `nil` when there is none.
     ///
-    /// libical (or, for a rule that steps in seconds, minutes or hours, `SubdailyRecurrence`) expands the rule on the
+    /// libical (or, where libical is wrong, chime's own `SteppedRecurrence`) expands the rule on the
     /// wall clock; each wall time becomes an instant as RFC 5545 §3.3.5 says (`ZoneRules.instantReadingRFC5545`).
     /// The search begins near `after`, not at DTSTART: a rule with `COUNT` is walked from DTSTART once, to find its
     /// last instance, and is then searched as though that were its `UNTIL`. With `cursor`, a search from where the

@@ -75,6 +75,21 @@ public struct TriggerOffset: Sendable, Equatable, CustomStringConvertible {
         return (days, seconds * 1_000_000)
     }
 
+    /// Both moves, one after the other (written as RFC 5545 when it is shown).
+    public static func + (a: TriggerOffset, b: TriggerOffset) -> TriggerOffset {
+        TriggerOffset(days: a.days + b.days, microseconds: a.microseconds + b.microseconds, description: "")
+    }
+
+    /// The move `factor` times over.
+    public func times(_ factor: Int) -> TriggerOffset {
+        TriggerOffset(days: days * factor, microseconds: microseconds * Int64(factor), description: "")
+    }
+
+    /// The move in elapsed time, each day taken as 24 hours: for an instant without a wall clock to read days on.
+    public var elapsedMicroseconds: Int64 {
+        microseconds + Int64(days) * 86_400_000_000
+    }
+
     /// `instant` (µs) moved: its wall time in `zone` by the days (read back as RFC 5545 §3.3.5 says), then by the
     /// exact part.
     public func apply(to instant: Int64, zone: ZoneRules) -> Int64 {
