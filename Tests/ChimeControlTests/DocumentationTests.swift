@@ -157,7 +157,7 @@ import Testing
 
     @Test func makeInstallsAndUninstallsEveryManPage() throws {
         let makefile = try Self.read("Makefile")
-        let install = Self.recipe(of: "install", in: makefile)
+        let install = Self.recipe(of: "install-files", in: makefile)
         let uninstall = Self.recipe(of: "uninstall", in: makefile)
         let pages = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("man").path)
             .filter { $0.last?.isNumber == true }

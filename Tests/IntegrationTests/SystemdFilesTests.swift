@@ -152,7 +152,7 @@ import Testing
         #expect(
             installed.sorted() == [
                 "usr/lib/systemd/catalog/chime.catalog", "usr/lib/systemd/system/chimed.service",
-                "usr/lib/systemd/user/chimed.service", "usr/lib/sysusers.d/chime.conf",
+                "usr/lib/systemd/user/chimed.service", "usr/lib/sysusers.d/chime.conf", "usr/lib/tmpfiles.d/chime.conf",
                 "usr/share/dbus-1/interfaces/org.chime.Notifications1.xml",
                 "usr/share/dbus-1/services/org.chime.Notifications1.service",
                 "usr/share/dbus-1/system.d/org.chime.Notifications1.conf",
