@@ -203,12 +203,9 @@ public struct AlarmNotifications {
 
     /// `cal-` and 16 hex digits of a 64-bit FNV-1a hash of the parts: stable across runs and machines.
     static func id(_ parts: [String]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in parts.joined(separator: "\u{0}").utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
+        var hash = StableHash()
+        hash.combine(parts.joined(separator: "\u{0}"))
+        let hex = String(hash.value, radix: 16)
         return "cal-" + String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

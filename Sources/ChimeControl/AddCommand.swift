@@ -31,6 +31,10 @@ struct AddCommand: Command {
           --count=N             at most N occurrences
           --timezone=ZONE       read the times above in ZONE ('Asia/Tokyo'); default: the system zone
           --persistent          deliver, late and once, what falls due while chimed is down
+          --randomized-delay=SPAN
+                                deliver each occurrence up to SPAN later, at random ('5min')
+          --fixed-random-delay  the same delay every time on this host (from its machine id)
+          --accuracy=SPAN       may come up to SPAN late, to share a wake-up with others
         Times that depend on now ('tomorrow', '+1h') are fixed when the request is made.
 
         What:
@@ -66,7 +70,7 @@ struct AddCommand: Command {
         fails, 64 on usage errors.
         """
     static let grammar = ParsedArguments.Grammar.instance(
-        valued: NotificationRequest.valued.union(["id", "app"]), flags: ["persistent", "json"])
+        valued: NotificationRequest.valued.union(["id", "app"]), flags: ["persistent", "fixed-random-delay", "json"])
 
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         guard arguments.operands.isEmpty else { throw UsageError("unexpected argument '\(arguments.operands[0])'") }

@@ -13,6 +13,8 @@ struct InstanceView {
         var source: String
         var backends: [String]
         var thread: String?
+        /// How much later than its occurrence this delivery comes (`RandomizedDelaySec=`), in microseconds.
+        var delay: Int64 = 0
     }
 
     let options: DaemonOptions
@@ -81,7 +83,8 @@ struct InstanceView {
                 id: id, title: item["title"] as? String ?? "", next: next,
                 nextLocal: item["next_local"] as? String ?? "",
                 trigger: item["trigger"] as? String ?? "", source: item["source"] as? String ?? "",
-                backends: item["backends"] as? [String] ?? [], thread: item["thread"] as? String)
+                backends: item["backends"] as? [String] ?? [], thread: item["thread"] as? String,
+                delay: (item["delay_usec"] as? NSNumber)?.int64Value ?? 0)
         }
     }
 
@@ -196,7 +199,9 @@ struct ListCommand: Command {
           --thread=NAME         only the notifications of the thread NAME (Thread=)
           --json                one JSON object per notification and line:
                                 {"id":…,"title":…,"next":"2026-11-30T08:55:00.000000Z","next_local":…,"trigger":…}
-                                (and "thread" for one that has a Thread=)
+                                (and "thread" for one that has a Thread=, "delay_usec" for one whose delivery
+                                a RandomizedDelaySec= delays: "next" is when it comes, that much after the
+                                occurrence)
                                 (with --all, "next" is null for those with nothing to fire, and "enabled" says
                                 whether they are disabled)
           --user                the calling user's instance
@@ -230,9 +235,12 @@ struct ListCommand: Command {
         }
         var table = ScheduleTable()
         for entry in entries {
+            // To the second: the microseconds of a random delay say nothing.
+            let shown = entry.delay >= 1_000_000 ? (entry.delay + 500_000) / 1_000_000 * 1_000_000 : entry.delay
+            let delay = entry.delay > 0 ? " (delayed \(Timespan(microseconds: UInt64(shown))))" : ""
             table.add(
                 id: entry.id, next: entry.nextLocal,
-                left: Timestamp.relativeDescription(of: entry.next, now: context.now), what: entry.trigger)
+                left: Timestamp.relativeDescription(of: entry.next, now: context.now), what: entry.trigger + delay)
         }
         for entry in idle {
             table.add(
@@ -261,7 +269,8 @@ struct ListCommand: Command {
                 ("next", .string(Timestamp.iso8601(entry.next, fraction: .microseconds))),
                 ("next_local", .string(entry.nextLocal)), ("trigger", .string(entry.trigger)),
                 ("source", .string(entry.source)), ("backends", .array(entry.backends.map(JSONValue.string))),
-            ] + (entry.thread.map { [("thread", JSONValue.string($0))] } ?? []))
+            ] + (entry.thread.map { [("thread", JSONValue.string($0))] } ?? [])
+                + (entry.delay > 0 ? [("delay_usec", JSONValue.number(entry.delay))] : []))
     }
 }
 

@@ -29,7 +29,7 @@ struct NotificationRequest {
     static let valued: Set<String> = [
         "in", "at", "timezone", "on-calendar", "every", "count", "from", "until", "title", "body", "icon", "sound",
         "urgency", "interruption-level", "action", "badge", "info", "deliver", "thread", "repeat", "rrule", "rdate",
-        "exdate",
+        "exdate", "randomized-delay", "accuracy",
     ]
 
     /// Builds the file for `id` from the options of `chimectl add`.
@@ -137,6 +137,11 @@ struct NotificationRequest {
         if let count = arguments.value("count") { trigger.append(("Count", count, "--count")) }
         if let name = arguments.value("timezone") { trigger.append(("TimeZone", name, "--timezone")) }
         if arguments.has("persistent") { trigger.append(("Persistent", "yes", "--persistent")) }
+        if let span = arguments.value("randomized-delay") {
+            trigger.append(("RandomizedDelaySec", span, "--randomized-delay"))
+        }
+        if arguments.has("fixed-random-delay") { trigger.append(("FixedRandomDelay", "yes", "--fixed-random-delay")) }
+        if let span = arguments.value("accuracy") { trigger.append(("AccuracySec", span, "--accuracy")) }
 
         writer.section("Trigger")
         if !fixedNotes.isEmpty { writer.comment("Fixed when added: \(fixedNotes.joined(separator: "; ")).") }

@@ -65,6 +65,7 @@ public final class Daemon: @unchecked Sendable {
             store: FileHistoryStore(directory: options.stateDirectory),
             snoozeStore: FileSnoozeStore(directory: options.stateDirectory, log: log),
             repeatStore: FileRepeatStore(directory: options.stateDirectory, log: log))
+        scheduler.delaySeeds = MachineSeed.delaySeeds()
         let answers = NotificationAnswers(
             queue: queue, scheduler: scheduler, clock: clock, log: log, environment: environment)
         let registry = BackendRegistry(

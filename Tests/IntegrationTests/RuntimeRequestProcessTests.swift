@@ -1,3 +1,4 @@
+import ChimeCore
 import ChimeTestSupport
 import Foundation
 import Testing
@@ -214,6 +215,42 @@ import Testing
         #expect(Set(try listed(instance)) == ["standup", "down", "eve"])
         let snapshot = try String(contentsOfFile: instance.directory.path + "/run/schedule.json", encoding: .utf8)
         #expect(snapshot.contains(#""source":"\#(instance.directory.path)/state/added/eve.notification""#))
+    }
+
+    /// `chimectl list` shows when a randomly delayed delivery comes and by how much, the same after a restart for a
+    /// fixed delay.
+    @Test func listShowsTheRandomizedDelayThatApplies() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        try instance.start(chimed)
+        let at = "2099-06-01 09:00:00 UTC"
+        let add = try chimectl(
+            ["add", "--at", at, "--randomized-delay=30min", "--fixed-random-delay", "--title=Fleet", "--id=fleet"],
+            instance)
+        #expect(add.status == 0, "\(add.standardError)")
+        func listed() throws -> (next: String, delay: Int64) {
+            let line = try #require(
+                try chimectl(["list", "--json"], instance).standardOutput.split(separator: "\n").first {
+                    $0.contains(#""id":"fleet""#)
+                })
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(
+                object["trigger"] as? String == "At=2099-06-01T09:00:00Z RandomizedDelaySec=30min FixedRandomDelay=yes")
+            return (object["next"] as? String ?? "", (object["delay_usec"] as? NSNumber)?.int64Value ?? -1)
+        }
+        let before = try listed()
+        #expect((1...1_800_000_000).contains(before.delay))
+        let occurrence = try #require(Timestamp.parseISO8601("2099-06-01T09:00:00Z"))
+        #expect(
+            before.next
+                == Timestamp.iso8601(
+                    Date(epochMicroseconds: occurrence.epochMicroseconds + before.delay), fraction: .microseconds))
+        let table = try chimectl(["list"], instance).standardOutput
+        #expect(table.contains("FixedRandomDelay=yes (delayed "), "\(table)")
+        instance.stop()
+        try instance.start(chimed)
+        defer { instance.stop() }
+        #expect(try listed() == before)
     }
 
     @Test func aRequestCannotTakeTheIDOfAGeneratorsNotification() throws {

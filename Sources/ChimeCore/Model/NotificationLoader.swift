@@ -48,7 +48,7 @@ public struct NotificationLoader: Sendable {
         ],
         "Trigger": [
             "At", "OnCalendar", "Every", "From", "Count", "Until", "TimeZone", "Persistent", "RRule", "RDate", "ExDate",
-            "Offset",
+            "Offset", "RandomizedDelaySec", "FixedRandomDelay", "AccuracySec",
         ],
     ]
 
@@ -180,6 +180,7 @@ struct NotificationReader {
         }
         var notification = ScheduledNotification(id: id, title: title?.value ?? "", trigger: trigger)
         readContent(into: &notification)
+        readTiming(into: &notification)
         return notification
     }
 
@@ -336,6 +337,29 @@ struct NotificationReader {
         {
             error(entry.location, "Until= (\(entry.value)) is before From=; nothing could fire.")
         }
+    }
+
+    /// `RandomizedDelaySec=`, `FixedRandomDelay=`, `AccuracySec=`: finite time spans, as systemd.timer(5) has them.
+    mutating func readTiming(into notification: inout ScheduledNotification) {
+        var timing = DeliveryTiming()
+        for (key, keyPath) in [("RandomizedDelaySec", \DeliveryTiming.randomizedDelay), ("AccuracySec", \.accuracy)] {
+            guard let entry = single(key, in: "Trigger") else { continue }
+            guard let span = try? Timespan.parse(entry.value), span <= DeliveryTiming.longest else {
+                error(
+                    entry.valueLocation,
+                    "Invalid \(key)= '\(entry.value)': expected a time span of at most \(DeliveryTiming.longest), "
+                        + "such as '5min'.")
+                continue
+            }
+            timing[keyPath: keyPath] = Int64(span.microseconds)
+        }
+        if let entry = single("FixedRandomDelay", in: "Trigger") {
+            timing.isFixedRandomDelay = boolean(entry) ?? false
+            if timing.isFixedRandomDelay && timing.randomizedDelay == 0 {
+                warning(entry.location, "FixedRandomDelay=yes without RandomizedDelaySec= delays nothing.")
+            }
+        }
+        if !timing.isExact || timing.isFixedRandomDelay { notification.timing = timing }
     }
 
     /// `Repeat=`: time spans separated by spaces, each one word (`5min 10min 30min`), each at least a second.

@@ -1,15 +1,18 @@
-/// A binary min-heap of pending occurrences: the earliest fire time is always at the top.
+/// A binary min-heap of pending occurrences: the earliest due delivery is always at the top.
 ///
 /// One heap operation per fire: `popFirst` and `insert` are O(log n); the scheduler never scans the schedule.
 public struct OccurrenceQueue: Sendable {
     public struct Item: Sendable, Equatable {
-        /// Microseconds since the epoch.
+        /// The occurrence, in microseconds since the epoch.
         public var fireTime: Int64
+        /// When its delivery is due: the occurrence, or later by its randomized delay (`DeliveryTiming`).
+        public var due: Int64
         /// Index of the entry in the schedule.
         public var entry: Int
 
-        public init(fireTime: Int64, entry: Int) {
+        public init(fireTime: Int64, due: Int64? = nil, entry: Int) {
             self.fireTime = fireTime
+            self.due = due ?? fireTime
             self.entry = entry
         }
     }
@@ -55,7 +58,6 @@ public struct OccurrenceQueue: Sendable {
         return removed
     }
 
-    /// Ties are broken by entry index, so that occurrences due at the same instant come out in a stable order.
     /// The `limit` earliest items, earliest first, without disturbing the heap: O(limit · log limit) whatever the
     /// size of the queue. A heap's smallest are found walking down from its top, keeping the positions still to be
     /// looked at in a small heap of their own.
@@ -94,9 +96,10 @@ public struct OccurrenceQueue: Sendable {
         return result
     }
 
+    /// Ties are broken by entry index, so that deliveries due at the same instant come out in a stable order.
     @inline(__always)
     private func less(_ a: Item, _ b: Item) -> Bool {
-        a.fireTime < b.fireTime || (a.fireTime == b.fireTime && a.entry < b.entry)
+        a.due < b.due || (a.due == b.due && a.entry < b.entry)
     }
 
     private mutating func siftUp(_ start: Int) {

@@ -97,6 +97,7 @@ public struct ScheduledNotification: Sendable, Equatable {
         var thread: String?
         var repeats: [Duration] = []
         var dismissAcknowledges = true
+        var timing = DeliveryTiming()
     }
 
     /// `Extras` behind a reference, copied on write; `nil` while every one has its default.
@@ -183,6 +184,13 @@ public struct ScheduledNotification: Sendable, Equatable {
     public func repeatDelay(after count: Int) -> Duration? {
         repeats.isEmpty ? nil : repeats[min(count, repeats.count - 1)]
     }
+    /// `RandomizedDelaySec=`, `FixedRandomDelay=` and `AccuracySec=` of `[Trigger]`: how long after each occurrence
+    /// its delivery is due. They leave the occurrences themselves as they are, so they live here, not in `Trigger`.
+    public var timing: DeliveryTiming {
+        // Read without copying the rest of the extras: the scheduler asks for it at every occurrence.
+        get { extrasBox?.value.timing ?? DeliveryTiming() }
+        set { extras.timing = newValue }
+    }
     /// `Thread=`: the group it belongs to (a course, a chat); the desktop shows one bubble per thread.
     public var thread: String? {
         get { extras.thread }
@@ -207,7 +215,7 @@ public struct ScheduledNotification: Sendable, Equatable {
             && a.info.map(\.key) == b.info.map(\.key) && a.info.map(\.value) == b.info.map(\.value)
             && a.backends == b.backends && a.isEnabled == b.isEnabled && a.trigger == b.trigger
             && a.interruptionLevel == b.interruptionLevel && a.thread == b.thread
-            && a.repeats == b.repeats && a.dismissAcknowledges == b.dismissAcknowledges
+            && a.repeats == b.repeats && a.dismissAcknowledges == b.dismissAcknowledges && a.timing == b.timing
     }
 }
 

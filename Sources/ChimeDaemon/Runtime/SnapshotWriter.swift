@@ -77,13 +77,19 @@ final class SnapshotWriter: @unchecked Sendable {
                     ("id", .string(item.id)), ("title", .string(item.title)),
                     ("next", .string(Timestamp.iso8601(item.next, fraction: .microseconds))),
                     ("next_local", .string(Timestamp.format(item.next, zone: item.zone) ?? "")),
-                    ("zone", .string(item.zone.name)), ("trigger", .string(item.trigger.summary)),
+                    ("zone", .string(item.zone.name)),
+                    (
+                        "trigger",
+                        .string(
+                            [item.trigger.summary, item.timing.summary].filter { !$0.isEmpty }.joined(separator: " "))
+                    ),
                     ("source", .string(item.source)),
                     (
                         "backends",
                         .array((item.backends.isEmpty ? facts.defaultBackends : item.backends).map(JSONValue.string))
                     ),
-                ] + (item.thread.map { [("thread", JSONValue.string($0))] } ?? []))
+                ] + (item.thread.map { [("thread", JSONValue.string($0))] } ?? [])
+                    + (item.delay > 0 ? [("delay_usec", JSONValue.number(item.delay))] : []))
         }
         return .object([
             ("version", .number(version)), ("pid", .number(Int64(facts.pid))),

@@ -13,6 +13,10 @@ extension Scheduler {
             public var trigger: Trigger
             public var backends: [String]
             public var thread: String?
+            /// `RandomizedDelaySec=` and the rest, and by how much this occurrence's delivery is delayed (µs):
+            /// `next` is the occurrence plus that.
+            public var timing = DeliveryTiming()
+            public var delay: Int64 = 0
         }
 
         /// A notification with nothing left to fire.

@@ -42,8 +42,13 @@ public final class Scheduler: @unchecked Sendable {
     let dispatcher: any DeliveryDispatching
     let log: any EventLog
     /// An occurrence overdue by more than this when it is processed (suspend, a forward clock jump, a stopped
-    /// process) counts as missed rather than late.
+    /// process) counts as missed rather than late; overdue past the end of its window, for one with a randomized
+    /// delay or an accuracy (`DeliveryTiming`).
     public var missedThreshold: Duration = .seconds(60)
+    /// What randomized delays (`RandomizedDelaySec=`) are drawn from; the daemon sets the host's and a new run's.
+    public var delaySeeds = DelaySeeds(host: 0, run: 0)
+    /// Whether some notification has an `AccuracySec=`, so that wake-ups are worked out for deliveries to share.
+    private var coalesces = false
 
     private(set) var entries: [Entry] = []
     private var queue = OccurrenceQueue()
@@ -109,7 +114,7 @@ public final class Scheduler: @unchecked Sendable {
         guard let first = queue.first else { return nil }
         let notification = entries[first.entry].notification
         return (
-            notification.id, notification.title, Date(epochMicroseconds: first.fireTime),
+            notification.id, notification.title, Date(epochMicroseconds: first.due),
             notification.trigger.timeZone ?? systemZone
         )
     }
@@ -129,6 +134,7 @@ public final class Scheduler: @unchecked Sendable {
         let resumeFrom = processedThrough ?? now
         systemZone = loaded.systemZone
         entries = loaded.notifications
+        coalesces = false
         var items: [OccurrenceQueue.Item] = []
         items.reserveCapacity(entries.count)
         // Seen for the first time now: recorded in one go (a generator may have added a million).
@@ -143,18 +149,26 @@ public final class Scheduler: @unchecked Sendable {
             for index in installed.indices {
                 guard installed[index].notification.isEnabled else { continue }
                 let id = installed[index].notification.id
+                let timing = installed[index].notification.timing
+                if timing.accuracy > 0 { coalesces = true }
+                // How long after an occurrence its delivery may still come: until then it is pending, not missed.
+                let window = timing.randomizedDelay + timing.accuracy
                 var after: Int64
                 let previous = previousEntries.position(of: id, installedAt: index)
-                if let previous, before[previous].notification.trigger == installed[index].notification.trigger {
-                    after = min(resumeFrom, now)
+                if let previous, before[previous].notification.trigger == installed[index].notification.trigger,
+                    before[previous].notification.timing == timing
+                {
+                    // An occurrence handled already is after the history's last one; one whose delayed delivery
+                    // is still to come is within the window.
+                    after = min(resumeFrom, now) - window
                 } else if isFirstInstall, let history = histories[id] {
                     // Known from before a restart: whatever fell due while the daemon was down was missed, however
-                    // short the gap.
+                    // short the gap, unless its delivery's window is still open.
                     after = min((history.lastOccurrence ?? history.firstSeen).epochMicroseconds, now)
                     if let overdue = nextOccurrence(of: installed[index].notification, afterMicroseconds: after),
-                        overdue <= now
+                        overdue <= now - window
                     {
-                        after = handleMissed(installed[index], first: overdue, now: now)
+                        after = handleMissed(installed[index], first: overdue, now: now, through: now - window)
                     }
                 } else {
                     // New, re-added or edited: nothing before now fires. A re-added one keeps its first sighting
@@ -167,7 +181,7 @@ public final class Scheduler: @unchecked Sendable {
                     after = now
                 }
                 if let next = nextOccurrence(of: installed[index].notification, afterMicroseconds: after) {
-                    items.append(.init(fireTime: next, entry: index))
+                    items.append(pendingItem(installed[index].notification, fireTime: next, entry: index))
                 }
             }
         }
@@ -217,11 +231,14 @@ public final class Scheduler: @unchecked Sendable {
             store.recordFirstSeen([id], at: Date(epochMicroseconds: now))
         }
         reportPastInstants(of: loaded, now: now)
-        let next = nextOccurrence(of: loaded.notification, afterMicroseconds: now)
-        if let next { queue.insert(.init(fireTime: next, entry: index)) }
+        if loaded.notification.timing.accuracy > 0 { coalesces = true }
+        let next = nextOccurrence(of: loaded.notification, afterMicroseconds: now).map {
+            pendingItem(loaded.notification, fireTime: $0, entry: index)
+        }
+        if let next { queue.insert(next) }
         stateWriter.flush()
         rearm()
-        return next.map { Date(epochMicroseconds: $0) }
+        return next.map { Date(epochMicroseconds: $0.due) }
     }
 
     /// Takes the pinned notifications `ids` out of the schedule at once, as a rebuild without them would (their
@@ -258,7 +275,8 @@ public final class Scheduler: @unchecked Sendable {
             kept.append(entries[index])
         }
         entries = kept
-        queue = OccurrenceQueue(queue.items.map { .init(fireTime: $0.fireTime, entry: newIndex[$0.entry]) })
+        queue = OccurrenceQueue(
+            queue.items.map { .init(fireTime: $0.fireTime, due: $0.due, entry: newIndex[$0.entry]) })
         pinned = Set(pinned.map { newIndex[$0] })
         listed = Set(listed.map { newIndex[$0] })
         pinnedIDs = pinnedIDs.mapValues { newIndex[$0] }
@@ -268,12 +286,16 @@ public final class Scheduler: @unchecked Sendable {
     /// Delivers everything due, then re-arms for the next occurrence.
     public func timerFired() {
         let now = clock.now().epochMicroseconds
-        while let top = queue.first, top.fireTime <= now {
+        while let top = queue.first, top.due <= now {
             _ = queue.popFirst()
             let entry = entries[top.entry]
             let notification = entry.notification
             var resumeAfter = top.fireTime
-            if MissedOccurrences.isMissed(fireTime: top.fireTime, now: now, threshold: missedThreshold) {
+            let timing = notification.timing
+            // Missed once the end of its window is past by the threshold: not for waiting to share a wake-up, nor
+            // for a delay that a restart drew anew.
+            let windowEnd = top.fireTime + timing.randomizedDelay + timing.accuracy
+            if MissedOccurrences.isMissed(fireTime: windowEnd, now: now, threshold: missedThreshold) {
                 resumeAfter = handleMissed(entry, first: top.fireTime, now: now)
             } else {
                 let fireTime = Date(epochMicroseconds: top.fireTime)
@@ -281,7 +303,7 @@ public final class Scheduler: @unchecked Sendable {
                 deliver(Delivery(notification: notification, fireTime: fireTime))
             }
             if let next = nextOccurrence(of: notification, afterMicroseconds: resumeAfter) {
-                queue.insert(.init(fireTime: next, entry: top.entry))
+                queue.insert(pendingItem(notification, fireTime: next, entry: top.entry))
             }
         }
         deliverSnoozes(dueBy: now)
@@ -365,16 +387,17 @@ public final class Scheduler: @unchecked Sendable {
         timerFired()
     }
 
-    /// The occurrences of `entry` from `first` up to `now` were missed: collapse them into one `missed` event
-    /// and, with `Persistent=yes`, one late delivery. Returns the instant to continue after.
-    private func handleMissed(_ entry: Entry, first: Int64, now: Int64) -> Int64 {
+    /// The occurrences of `entry` from `first` up to `through` (`now` unless given) were missed: collapse them into
+    /// one `missed` event and, with `Persistent=yes`, one late delivery. Returns the instant to continue after.
+    private func handleMissed(_ entry: Entry, first: Int64, now: Int64, through: Int64? = nil) -> Int64 {
         let notification = entry.notification
         let firstDate = Date(epochMicroseconds: first)
+        let through = through ?? now
         let missed =
             histories[notification.id].map { history in
                 MissedOccurrences.collapsing(
-                    notification.trigger, from: firstDate, through: Date(epochMicroseconds: now), history: history,
-                    systemZone: systemZone)
+                    notification.trigger, from: firstDate, through: Date(epochMicroseconds: through),
+                    history: history, systemZone: systemZone)
             }
             ?? MissedOccurrences(
                 first: firstDate, last: firstDate, count: 1, deliversLate: notification.trigger.isPersistent)
@@ -401,7 +424,7 @@ public final class Scheduler: @unchecked Sendable {
                     .missed, "\(notification.id): missed \(count) occurrence(s); Persistent=no, not delivering late.",
                     fields: fields))
         }
-        return max(last, now)
+        return max(last, through)
     }
 
     /// One-shot instants already past when a notification is first loaded are skipped, and said so once.
@@ -420,6 +443,15 @@ public final class Scheduler: @unchecked Sendable {
                 ]))
     }
 
+    /// The queue's item for the occurrence at `fireTime`: due that much later as its randomized delay says.
+    private func pendingItem(_ notification: ScheduledNotification, fireTime: Int64, entry: Int) -> OccurrenceQueue.Item
+    {
+        let timing = notification.timing
+        guard timing.randomizedDelay > 0 else { return .init(fireTime: fireTime, entry: entry) }
+        let delay = timing.delay(id: notification.id, fireTime: fireTime, seeds: delaySeeds)
+        return .init(fireTime: fireTime, due: fireTime + delay, entry: entry)
+    }
+
     private func nextOccurrence(of notification: ScheduledNotification, afterMicroseconds after: Int64) -> Int64? {
         guard let history = histories[notification.id] else { return nil }
         return notification.trigger.nextOccurrence(
@@ -427,9 +459,9 @@ public final class Scheduler: @unchecked Sendable {
     }
 
     func rearm() {
-        let deadlines = [queue.first?.fireTime, snoozes.firstDue, repeats.firstDue, stateWriter.retryDue].compactMap {
-            $0
-        }
+        let entries = self.entries
+        let wakeUp = coalesces ? queue.wakeUp { entries[$0].notification.timing.accuracy } : queue.first?.due
+        let deadlines = [wakeUp, snoozes.firstDue, repeats.firstDue, stateWriter.retryDue].compactMap { $0 }
         if let first = deadlines.min() {
             timer.arm(at: Date(epochMicroseconds: first))
         } else {
@@ -484,7 +516,7 @@ public final class Scheduler: @unchecked Sendable {
         let wanted = Set(pinnedIDs.lazy.filter { $0.key.hasPrefix(prefix) }.map(\.value))
         guard !wanted.isEmpty else { return [] }
         return queue.items.filter { wanted.contains($0.entry) }.map { item in
-            (entries[item.entry].notification.id, entries[item.entry].source, Date(epochMicroseconds: item.fireTime))
+            (entries[item.entry].notification.id, entries[item.entry].source, Date(epochMicroseconds: item.due))
         }
     }
 
@@ -500,9 +532,9 @@ public final class Scheduler: @unchecked Sendable {
             let entry = entries[item.entry]
             return Status.Item(
                 id: entry.notification.id, title: entry.notification.title, source: entry.source,
-                next: Date(epochMicroseconds: item.fireTime), zone: entry.notification.trigger.timeZone ?? systemZone,
+                next: Date(epochMicroseconds: item.due), zone: entry.notification.trigger.timeZone ?? systemZone,
                 trigger: entry.notification.trigger, backends: entry.notification.backends,
-                thread: entry.notification.thread)
+                thread: entry.notification.thread, timing: entry.notification.timing, delay: item.due - item.fireTime)
         }
         scheduled.sort { ($0.next, $0.id) < ($1.next, $1.id) }
         // Runs after fires: the scan of the whole schedule only when something has nothing left to fire.

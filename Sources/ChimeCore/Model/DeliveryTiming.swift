@@ -1,0 +1,71 @@
+import Foundation
+
+/// When the delivery of an occurrence is due, with systemd.timer(5)'s meaning of the `[Trigger]` keys
+/// `RandomizedDelaySec=`, `FixedRandomDelay=` and `AccuracySec=`.
+///
+/// An occurrence keeps its time: that is what the history records and `CHIME_FIRE_TIME` names. Its delivery is due
+/// later by a delay spread evenly over `0...randomizedDelay`, drawn anew for each occurrence and at each start of
+/// chimed, or, with `FixedRandomDelay=yes`, the same for a notification on a host, from the machine id and the
+/// notification's id: the hosts of a fleet that all post a webhook at 09:00 spread out, each at its own moment,
+/// every day. `AccuracySec=` lets a delivery wait that much longer still, so that deliveries close together share
+/// one wake-up; the default, 0, is exact.
+public struct DeliveryTiming: Sendable, Equatable {
+    /// The most a delivery is delayed, in microseconds.
+    public var randomizedDelay: Int64 = 0
+    public var isFixedRandomDelay = false
+    /// How much later than due a delivery may come to share a wake-up, in microseconds.
+    public var accuracy: Int64 = 0
+
+    public init(randomizedDelay: Int64 = 0, isFixedRandomDelay: Bool = false, accuracy: Int64 = 0) {
+        self.randomizedDelay = randomizedDelay
+        self.isFixedRandomDelay = isFixedRandomDelay
+        self.accuracy = accuracy
+    }
+
+    /// The longest `RandomizedDelaySec=` and `AccuracySec=`: a year, far beyond any use, so that a due time never
+    /// overflows.
+    public static let longest = Timespan(microseconds: 31_557_600_000_000)
+
+    /// Whether every delivery is due exactly at its occurrence.
+    public var isExact: Bool { randomizedDelay == 0 && accuracy == 0 }
+
+    /// The delay of the delivery of notification `id`'s occurrence at `fireTime` (microseconds since the epoch).
+    public func delay(id: String, fireTime: Int64, seeds: DelaySeeds) -> Int64 {
+        guard randomizedDelay > 0 else { return 0 }
+        var hash = StableHash()
+        hash.combine(isFixedRandomDelay ? seeds.host : seeds.run)
+        hash.combine(id)
+        if !isFixedRandomDelay { hash.combine(UInt64(bitPattern: fireTime)) }
+        return Int64(hash.mixed % UInt64(randomizedDelay + 1))
+    }
+
+    /// The keys as a notification file gives them, for summaries (`RandomizedDelaySec=5min FixedRandomDelay=yes`).
+    public var summary: String {
+        var parts: [String] = []
+        if randomizedDelay > 0 {
+            parts.append("RandomizedDelaySec=\(Timespan(microseconds: UInt64(randomizedDelay)))")
+            if isFixedRandomDelay { parts.append("FixedRandomDelay=yes") }
+        }
+        if accuracy > 0 { parts.append("AccuracySec=\(Timespan(microseconds: UInt64(accuracy)))") }
+        return parts.joined(separator: " ")
+    }
+}
+
+/// What randomized delays are drawn from: `host`, the same on a host for as long as its machine id stays, for
+/// `FixedRandomDelay=yes`; `run`, new at each start of chimed, for the others.
+public struct DelaySeeds: Sendable, Equatable {
+    public var host: UInt64
+    public var run: UInt64
+
+    public init(host: UInt64, run: UInt64) {
+        self.host = host
+        self.run = run
+    }
+
+    /// The host's seed from its machine id (machine-id(5): 32 hexadecimal digits).
+    public static func host(machineID: String) -> UInt64 {
+        var hash = StableHash()
+        hash.combine(machineID.trimmingCharacters(in: .whitespacesAndNewlines).lowercased())
+        return hash.mixed
+    }
+}
