@@ -24,6 +24,7 @@ public final class Daemon: @unchecked Sendable {
     private let focus: FocusGate
     /// The desktop's do-not-disturb, followed by a user instance.
     private var desktopFocus: DesktopDoNotDisturb?
+    private var sleepMonitor: SleepMonitor?
     private var signalSources: [any DispatchSourceSignal] = []
     private var watchdog: (any DispatchSourceTimer)?
     private var monitors: [any Sendable] = []
@@ -134,6 +135,7 @@ public final class Daemon: @unchecked Sendable {
             self.rebuilder.rebuild(reason: "start") {
                 self.serveApplications()
                 self.followDesktopFocus()
+                self.followSleep()
             }
         }
         dispatchMain()
@@ -159,6 +161,30 @@ public final class Daemon: @unchecked Sendable {
                         .systemError,
                         "Cannot serve applications on the \(isSystemBus ? "system" : "session") bus \(address) "
                             + "(\(error)), ignoring", priority: .warning))
+            }
+        }
+    }
+
+    /// Both instances follow logind's suspend and resume on the system bus (`SleepMonitor`); without a system bus
+    /// (a container without one), the wall-clock timer still finds what fell due while the machine slept.
+    private func followSleep() {
+        guard let address = BusConnection.systemBusAddress(environment: environment) else { return }
+        let queue = self.queue
+        let scheduler = self.scheduler
+        let monitor = SleepMonitor(address: address) { sleeping in
+            queue.async { sleeping ? scheduler.sleeping() : scheduler.resumed() }
+        }
+        sleepMonitor = monitor
+        let log = self.log
+        Task {
+            do {
+                try await monitor.start()
+            } catch {
+                log.record(
+                    DaemonEvent(
+                        .systemError,
+                        "Cannot follow suspend and resume on the system bus \(address) (\(error)), ignoring",
+                        priority: .warning))
             }
         }
     }

@@ -10,10 +10,16 @@ once it owns the name.
 
 record-signals: records every signal matching --match as a JSON line in --record. Prints "ready" once the match is
 installed.
+
+login-manager: owns org.freedesktop.login1, as systemd-logind does on the system bus. Inhibit(what, who, why, mode)
+returns one end of a pipe as the inhibitor's file descriptor and records the call; when every copy of that end is
+closed, it records {"event": "released"}. On cue, through org.chime.Test.Control at /org/chime/Test, it emits
+PrepareForSleep(b) (EmitPrepareForSleep). Prints "ready" once it owns the name.
 """
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -165,9 +171,45 @@ class Control(dbus.service.Object):
             dbus.Array([], signature="s"))
 
 
+class LoginManager(dbus.service.Object):
+    def __init__(self, bus, recorder):
+        super().__init__(bus, "/org/freedesktop/login1")
+        self.recorder = recorder
+
+    @dbus.service.method("org.freedesktop.login1.Manager", in_signature="ssss", out_signature="h")
+    def Inhibit(self, what, who, why, mode):
+        self.recorder.write({"method": "Inhibit", "what": str(what), "who": str(who), "why": str(why),
+                             "mode": str(mode)})
+        reading, writing = os.pipe()
+
+        def closed(source, condition):
+            self.recorder.write({"event": "released", "who": str(who)})
+            os.close(source)
+            return False
+
+        GLib.io_add_watch(reading, GLib.IO_HUP | GLib.IO_ERR, closed)
+        descriptor = dbus.types.UnixFd(writing)
+        os.close(writing)
+        return descriptor
+
+    @dbus.service.signal("org.freedesktop.login1.Manager", signature="b")
+    def PrepareForSleep(self, sleeping):
+        pass
+
+
+class LoginControl(dbus.service.Object):
+    def __init__(self, bus, manager):
+        super().__init__(bus, "/org/chime/Test")
+        self.manager = manager
+
+    @dbus.service.method("org.chime.Test.Control", in_signature="b", out_signature="")
+    def EmitPrepareForSleep(self, sleeping):
+        self.manager.PrepareForSleep(dbus.Boolean(sleeping))
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=["notification-server", "record-signals"])
+    parser.add_argument("mode", choices=["notification-server", "record-signals", "login-manager"])
     parser.add_argument("--address", required=True)
     parser.add_argument("--record", required=True)
     parser.add_argument("--capabilities", default="actions,body,body-markup")
@@ -191,6 +233,10 @@ def main():
             options.inhibited, options.inhibit_during_get)
         keep += [server, Control(bus, server)]
         keep.append(dbus.service.BusName("org.freedesktop.Notifications", bus, do_not_queue=True))
+    elif options.mode == "login-manager":
+        manager = LoginManager(bus, recorder)
+        keep += [manager, LoginControl(bus, manager)]
+        keep.append(dbus.service.BusName("org.freedesktop.login1", bus, do_not_queue=True))
     else:
         def received(*arguments, **keywords):
             recorder.write({

@@ -28,6 +28,8 @@ public struct DaemonEvent: Sendable {
         case journalOnly = "journal-only"
         case dropped
         case acknowledged
+        case sleeping
+        case resumed
 
         /// The journal `MESSAGE_ID` of this kind of event (stable: tools filter by it).
         public var messageID: String {
@@ -55,6 +57,8 @@ public struct DaemonEvent: Sendable {
             case .journalOnly: return "9979081120294fd88ef84c67a7d00e32"
             case .dropped: return "37acdffdddd34218a3415bd3fbf0f31d"
             case .acknowledged: return "6dbc545135fd4e95b491ddd17c1af336"
+            case .sleeping: return "458629f680304fd4829cad0a6d523d61"
+            case .resumed: return "b8b093288bbc4556a07c836838fc140a"
             }
         }
 
@@ -63,7 +67,8 @@ public struct DaemonEvent: Sendable {
             switch self {
             case .deliveryFailed, .configError, .stateError: return .error
             case .missed, .skippedPast, .systemError: return .warning
-            case .clockChanged, .reloaded, .started, .stopping, .quietBegan, .quietEnded, .dropped: return .notice
+            case .clockChanged, .reloaded, .started, .stopping, .quietBegan, .quietEnded, .dropped, .sleeping, .resumed:
+                return .notice
             case .delivered, .caughtUp, .actionInvoked, .closed, .backends, .held, .passedQuiet, .released,
                 .journalOnly, .acknowledged:
                 return .info

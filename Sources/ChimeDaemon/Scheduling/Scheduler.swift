@@ -66,6 +66,8 @@ public final class Scheduler: @unchecked Sendable {
     /// The repeats of `Repeat=` until acknowledged, kept across restarts in `repeatStore` (`Scheduler+Repeats`).
     var repeats = RepeatList()
     let repeatStore: (any RepeatStore)?
+    /// When logind last said the machine was about to sleep, until it resumed (`Scheduler+Sleep`).
+    var sleepingSince: Date?
     /// Runs after each fire has been handled (deliveries made, timer re-armed).
     public var afterFire: (() -> Void)?
     /// Runs for each delivery just before it is handed off, and may complete it (the daemon sets the badge).
