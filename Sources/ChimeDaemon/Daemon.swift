@@ -151,16 +151,22 @@ public final class Daemon: @unchecked Sendable {
             : environment["DBUS_STARTER_ADDRESS"] ?? BusConnection.sessionBusAddress(environment: environment)
         guard let address else { return }
         let applications = self.applications
+        startOnBus(
+            "Cannot serve applications on the \(isSystemBus ? "system" : "session") bus \(address)"
+        ) {
+            try await applications.start(address: address, isSystemBus: isSystemBus)
+        }
+    }
+
+    /// Runs `start` (what connects to a bus) in the background; when it fails, the daemon says so, with `failure`,
+    /// and goes on without it.
+    private func startOnBus(_ failure: String, _ start: @escaping @Sendable () async throws -> Void) {
         let log = self.log
         Task {
             do {
-                try await applications.start(address: address, isSystemBus: isSystemBus)
+                try await start()
             } catch {
-                log.record(
-                    DaemonEvent(
-                        .systemError,
-                        "Cannot serve applications on the \(isSystemBus ? "system" : "session") bus \(address) "
-                            + "(\(error)), ignoring", priority: .warning))
+                log.record(DaemonEvent(.systemError, "\(failure) (\(error)), ignoring", priority: .warning))
             }
         }
     }
@@ -175,18 +181,7 @@ public final class Daemon: @unchecked Sendable {
             queue.async { sleeping ? scheduler.sleeping() : scheduler.resumed() }
         }
         sleepMonitor = monitor
-        let log = self.log
-        Task {
-            do {
-                try await monitor.start()
-            } catch {
-                log.record(
-                    DaemonEvent(
-                        .systemError,
-                        "Cannot follow suspend and resume on the system bus \(address) (\(error)), ignoring",
-                        priority: .warning))
-            }
-        }
+        startOnBus("Cannot follow suspend and resume on the system bus \(address)") { try await monitor.start() }
     }
 
     /// An instance with a session bus (the user instance) follows the desktop's do-not-disturb there
@@ -202,17 +197,8 @@ public final class Daemon: @unchecked Sendable {
             queue.async { focus.desktopChanged(source) }
         }
         desktopFocus = monitor
-        let log = self.log
-        Task {
-            do {
-                try await monitor.start()
-            } catch {
-                log.record(
-                    DaemonEvent(
-                        .systemError,
-                        "Cannot follow the desktop's do-not-disturb on the session bus \(address) "
-                            + "(\(error)), ignoring", priority: .warning))
-            }
+        startOnBus("Cannot follow the desktop's do-not-disturb on the session bus \(address)") {
+            try await monitor.start()
         }
     }
 
