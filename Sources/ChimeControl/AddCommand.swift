@@ -35,6 +35,7 @@ struct AddCommand: Command {
                                 deliver each occurrence up to SPAN later, at random ('5min')
           --fixed-random-delay  the same delay every time on this host (from its machine id)
           --accuracy=SPAN       may come up to SPAN late, to share a wake-up with others
+          --wake-system         wake the machine from suspend for it
         Times that depend on now ('tomorrow', '+1h') are fixed when the request is made.
 
         What:
@@ -70,7 +71,8 @@ struct AddCommand: Command {
         fails, 64 on usage errors.
         """
     static let grammar = ParsedArguments.Grammar.instance(
-        valued: NotificationRequest.valued.union(["id", "app"]), flags: ["persistent", "fixed-random-delay", "json"])
+        valued: NotificationRequest.valued.union(["id", "app"]),
+        flags: ["persistent", "fixed-random-delay", "wake-system", "json"])
 
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         guard arguments.operands.isEmpty else { throw UsageError("unexpected argument '\(arguments.operands[0])'") }

@@ -142,6 +142,7 @@ struct NotificationRequest {
         }
         if arguments.has("fixed-random-delay") { trigger.append(("FixedRandomDelay", "yes", "--fixed-random-delay")) }
         if let span = arguments.value("accuracy") { trigger.append(("AccuracySec", span, "--accuracy")) }
+        if arguments.has("wake-system") { trigger.append(("WakeSystem", "yes", "--wake-system")) }
 
         writer.section("Trigger")
         if !fixedNotes.isEmpty { writer.comment("Fixed when added: \(fixedNotes.joined(separator: "; ")).") }

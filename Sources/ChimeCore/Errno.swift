@@ -18,6 +18,7 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     public static let noSuchFile = Errno(ENOENT)
     public static let noSpace = Errno(ENOSPC)
     public static let invalidArgument = Errno(EINVAL)
+    public static let operationNotPermitted = Errno(EPERM)
     public static let outOfMemory = Errno(ENOMEM)
     public static let notConnected = Errno(ENOTCONN)
     public static let connectionReset = Errno(ECONNRESET)

@@ -84,6 +84,8 @@ public final class Daemon: @unchecked Sendable {
             dispatcher: dispatcher, focus: focus, registry: registry, badge: badge, reporter: reporter,
             messages: messages, log: log)
         self.rebuilder = rebuilder
+        rebuilder.wakeSystemRefusal = SystemWaking.install(
+            into: scheduler, queue: queue, environment: environment, log: log)
         let appBadges = ApplicationBadges(
             requests: requests, environment: environment, log: log,
             isShown: { rebuilder.configuration.presentation.badge })

@@ -143,6 +143,15 @@ public struct BusMessageReader {
     public mutating func readInt32() throws(SystemdError) -> Int32 { try readBasic("i", Int32(0)) }
     public mutating func readBoolean() throws(SystemdError) -> Bool { try readBasic("b", Int32(0)) != 0 }
 
+    /// Reads a file descriptor (`h`) and returns a copy of it (close-on-exec) that the caller owns: the message's
+    /// own is closed with the message.
+    public mutating func readFileDescriptor() throws(SystemdError) -> Int32 {
+        let borrowed = try readBasic("h", Int32(-1))
+        let copy = fcntl(borrowed, F_DUPFD_CLOEXEC, 3)
+        try SystemdError.check(copy < 0 ? -errno : copy, call: "fcntl(F_DUPFD_CLOEXEC)")
+        return copy
+    }
+
     /// Reads an array of strings (`as`).
     public mutating func readStrings() throws(SystemdError) -> [String] {
         try enterContainer("a", contents: "s")

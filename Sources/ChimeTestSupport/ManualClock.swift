@@ -73,7 +73,8 @@ public final class ManualTimer: WallTimer, Sendable {
 
     public var deadline: Date? { state.withLock { $0.armed } }
 
-    func fire() {
+    /// Fires it now, as its deadline passing would: for a test that moved the clock with `jump(to:)`.
+    public func fire() {
         let handler = state.withLock { state in
             state.armed = nil
             return state.handler

@@ -82,6 +82,26 @@ import Testing
             ])
     }
 
+    @Test func wakeSystemIsTakenWhereChimedCanWakeTheSystemAndAnErrorThatSaysWhatToGrantElsewhere() throws {
+        let timing = try #require(Self.load("WakeSystem=yes\n").notification?.timing)
+        #expect(timing == DeliveryTiming(wakesSystem: true))
+        #expect(timing.isExact)
+        #expect(timing.summary == "WakeSystem=yes")
+        #expect(Self.load("WakeSystem=no\n").notification?.timing.wakesSystem == false)
+
+        var loader = NotificationLoader(systemZone: .utc, zones: .system)
+        loader.wakeSystemRefusal = "chimed lacks the capability CAP_WAKE_ALARM. Grant it."
+        let text = "[Notification]\nTitle=Alarm\n[Trigger]\nOnCalendar=06:30\nWakeSystem=yes\n"
+        let refused = loader.load(
+            UnitFile(parsing: text, path: "alarm.notification"), id: "alarm", path: "alarm.notification")
+        #expect(refused.notification == nil)
+        #expect(
+            refused.diagnostics.map(\.description) == [
+                "alarm.notification:5:12: WakeSystem=yes cannot be honoured: chimed lacks the capability "
+                    + "CAP_WAKE_ALARM. Grant it."
+            ])
+    }
+
     static func queue(_ dues: [Int64]) -> OccurrenceQueue {
         OccurrenceQueue(dues.enumerated().map { .init(fireTime: $0.element, entry: $0.offset) })
     }

@@ -21,6 +21,24 @@ int chime_clock_change_fd_arm(int fd);
 /// or -errno. A read that reports a change also clears it: the timer stays armed for the next one.
 int chime_clock_change_fd_read(int fd);
 
+#include <stdint.h>
+
+/// A timerfd on CLOCK_REALTIME_ALARM (non-blocking, close-on-exec): like one on CLOCK_REALTIME, and it wakes the
+/// system from suspend when it expires. Returns the descriptor, or -errno: EPERM without CAP_WAKE_ALARM, EINVAL on a
+/// kernel without alarm timers.
+int chime_alarm_fd_create(void);
+
+/// Arms the alarm timerfd for an absolute wall-clock time, in microseconds since the epoch (TFD_TIMER_ABSTIME), or
+/// disarms it when `microseconds` is 0 or less. Returns 0, or -errno.
+int chime_alarm_fd_arm(int fd, int64_t microseconds);
+
+/// Reads the alarm timerfd: 1 when it expired, 0 when there is nothing to read, or -errno.
+int chime_alarm_fd_read(int fd);
+
+/// How long the system has been suspended since it booted, in microseconds: CLOCK_BOOTTIME counts suspend,
+/// CLOCK_MONOTONIC does not. Returns it, or -errno.
+int64_t chime_time_asleep(void);
+
 #include <sys/types.h>
 
 /// Gives the free pages of malloc's heaps back to the system: malloc_trim(3) with no padding. Returns 1 when

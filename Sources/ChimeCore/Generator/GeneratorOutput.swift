@@ -5,8 +5,8 @@
 /// `exam-42` with `Title=Exam` in `[Notification]` and `At=`, `TimeZone=` in `[Trigger]`, so `NotificationLoader`
 /// validates it with the same rules and messages as a file. Values are strings; a key that can be repeated in a file
 /// (`At`, `OnCalendar`, `RRule`, `RDate`, `ExDate`, `Action`, `ExecAction`, `Info`, `Deliver`) also takes an array
-/// of strings, `Count` and `Badge` also take a number, `Persistent`, `Enabled`, `FixedRandomDelay` and
-/// `DismissAcknowledges` also take a boolean.
+/// of strings, `Count` and `Badge` also take a number, `Persistent`, `Enabled`, `FixedRandomDelay`, `WakeSystem`
+/// and `DismissAcknowledges` also take a boolean.
 ///
 /// Each line stands alone: a line that is not JSON, not an object, has no valid `Id` or a value of the wrong type
 /// is an error for that line only. An unknown key is a warning, as in a file. Blank lines are skipped. Locations
@@ -34,7 +34,9 @@ public struct GeneratorOutput: Sendable {
     /// Keys that also take a JSON number, written as the value exactly as the generator printed it.
     static let numericKeys: Set<String> = ["Count", "Badge"]
     /// Keys that also take a JSON boolean, which becomes `yes` or `no`.
-    static let booleanKeys: Set<String> = ["Persistent", "Enabled", "FixedRandomDelay", "DismissAcknowledges"]
+    static let booleanKeys: Set<String> = [
+        "Persistent", "Enabled", "FixedRandomDelay", "WakeSystem", "DismissAcknowledges",
+    ]
 
     /// Reads the bytes a generator printed on stdout.
     ///

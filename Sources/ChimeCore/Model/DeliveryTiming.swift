@@ -1,25 +1,30 @@
 import Foundation
 
 /// When the delivery of an occurrence is due, with systemd.timer(5)'s meaning of the `[Trigger]` keys
-/// `RandomizedDelaySec=`, `FixedRandomDelay=` and `AccuracySec=`.
+/// `RandomizedDelaySec=`, `FixedRandomDelay=`, `AccuracySec=` and `WakeSystem=`.
 ///
 /// An occurrence keeps its time: that is what the history records and `CHIME_FIRE_TIME` names. Its delivery is due
 /// later by a delay spread evenly over `0...randomizedDelay`, drawn anew for each occurrence and at each start of
 /// chimed, or, with `FixedRandomDelay=yes`, the same for a notification on a host, from the machine id and the
 /// notification's id: the hosts of a fleet that all post a webhook at 09:00 spread out, each at its own moment,
 /// every day. `AccuracySec=` lets a delivery wait that much longer still, so that deliveries close together share
-/// one wake-up; the default, 0, is exact.
+/// one wake-up; the default, 0, is exact. `WakeSystem=yes` wakes a suspended machine for the delivery.
 public struct DeliveryTiming: Sendable, Equatable {
     /// The most a delivery is delayed, in microseconds.
     public var randomizedDelay: Int64 = 0
     public var isFixedRandomDelay = false
     /// How much later than due a delivery may come to share a wake-up, in microseconds.
     public var accuracy: Int64 = 0
+    /// Whether the machine is woken from suspend for the delivery.
+    public var wakesSystem = false
 
-    public init(randomizedDelay: Int64 = 0, isFixedRandomDelay: Bool = false, accuracy: Int64 = 0) {
+    public init(
+        randomizedDelay: Int64 = 0, isFixedRandomDelay: Bool = false, accuracy: Int64 = 0, wakesSystem: Bool = false
+    ) {
         self.randomizedDelay = randomizedDelay
         self.isFixedRandomDelay = isFixedRandomDelay
         self.accuracy = accuracy
+        self.wakesSystem = wakesSystem
     }
 
     /// The longest `RandomizedDelaySec=` and `AccuracySec=`: a year, far beyond any use, so that a due time never
@@ -47,6 +52,7 @@ public struct DeliveryTiming: Sendable, Equatable {
             if isFixedRandomDelay { parts.append("FixedRandomDelay=yes") }
         }
         if accuracy > 0 { parts.append("AccuracySec=\(Timespan(microseconds: UInt64(accuracy)))") }
+        if wakesSystem { parts.append("WakeSystem=yes") }
         return parts.joined(separator: " ")
     }
 }

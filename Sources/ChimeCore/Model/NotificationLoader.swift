@@ -14,6 +14,9 @@ public struct NotificationLoader: Sendable {
     /// The backends `Deliver=` may name, when known (chimed.conf's and the built-in ones): another name is a
     /// warning, since deliveries to it fail.
     public var knownBackends: [String]?
+    /// Why this chimed cannot wake the system, when it cannot (it lacks CAP_WAKE_ALARM): `WakeSystem=yes` is then
+    /// an error that says so and what to grant.
+    public var wakeSystemRefusal: String?
 
     public init(systemZone: ZoneRules, zones: ZoneDatabase, calendarCache: CalendarCache? = nil) {
         self.systemZone = systemZone
@@ -48,7 +51,7 @@ public struct NotificationLoader: Sendable {
         ],
         "Trigger": [
             "At", "OnCalendar", "Every", "From", "Count", "Until", "TimeZone", "Persistent", "RRule", "RDate", "ExDate",
-            "Offset", "RandomizedDelaySec", "FixedRandomDelay", "AccuracySec",
+            "Offset", "RandomizedDelaySec", "FixedRandomDelay", "AccuracySec", "WakeSystem",
         ],
     ]
 
@@ -339,7 +342,7 @@ struct NotificationReader {
         }
     }
 
-    /// `RandomizedDelaySec=`, `FixedRandomDelay=`, `AccuracySec=`: finite time spans, as systemd.timer(5) has them.
+    /// `RandomizedDelaySec=`, `FixedRandomDelay=`, `AccuracySec=`, `WakeSystem=`, as systemd.timer(5) has them.
     mutating func readTiming(into notification: inout ScheduledNotification) {
         var timing = DeliveryTiming()
         for (key, keyPath) in [("RandomizedDelaySec", \DeliveryTiming.randomizedDelay), ("AccuracySec", \.accuracy)] {
@@ -359,7 +362,14 @@ struct NotificationReader {
                 warning(entry.location, "FixedRandomDelay=yes without RandomizedDelaySec= delays nothing.")
             }
         }
-        if !timing.isExact || timing.isFixedRandomDelay { notification.timing = timing }
+        if let entry = single("WakeSystem", in: "Trigger"), boolean(entry) == true {
+            if let refusal = loader.wakeSystemRefusal {
+                error(entry.valueLocation, "WakeSystem=yes cannot be honoured: \(refusal)")
+            } else {
+                timing.wakesSystem = true
+            }
+        }
+        if !timing.isExact || timing.isFixedRandomDelay || timing.wakesSystem { notification.timing = timing }
     }
 
     /// `Repeat=`: time spans separated by spaces, each one word (`5min 10min 30min`), each at least a second.

@@ -30,6 +30,7 @@ public struct DaemonEvent: Sendable {
         case acknowledged
         case sleeping
         case resumed
+        case wokeSystem = "woke-system"
 
         /// The journal `MESSAGE_ID` of this kind of event (stable: tools filter by it).
         public var messageID: String {
@@ -59,6 +60,7 @@ public struct DaemonEvent: Sendable {
             case .acknowledged: return "6dbc545135fd4e95b491ddd17c1af336"
             case .sleeping: return "458629f680304fd4829cad0a6d523d61"
             case .resumed: return "b8b093288bbc4556a07c836838fc140a"
+            case .wokeSystem: return "b051f6f925e242ffb02595f8a5f56092"
             }
         }
 
@@ -67,7 +69,8 @@ public struct DaemonEvent: Sendable {
             switch self {
             case .deliveryFailed, .configError, .stateError: return .error
             case .missed, .skippedPast, .systemError: return .warning
-            case .clockChanged, .reloaded, .started, .stopping, .quietBegan, .quietEnded, .dropped, .sleeping, .resumed:
+            case .clockChanged, .reloaded, .started, .stopping, .quietBegan, .quietEnded, .dropped, .sleeping, .resumed,
+                .wokeSystem:
                 return .notice
             case .delivered, .caughtUp, .actionInvoked, .closed, .backends, .held, .passedQuiet, .released,
                 .journalOnly, .acknowledged:

@@ -134,6 +134,8 @@ public struct ScheduleLoader: Sendable {
     public var maximumNotifications: Int
     /// The backends `Deliver=` may name (`NotificationLoader.knownBackends`); `nil` to take any.
     public var knownBackends: [String]?
+    /// Why `WakeSystem=yes` cannot be honoured, when it cannot (`NotificationLoader.wakeSystemRefusal`).
+    public var wakeSystemRefusal: String?
 
     public init(
         sources: [any ScheduleSource], zones: ZoneDatabase = .system,
@@ -191,6 +193,7 @@ public struct ScheduleLoader: Sendable {
         var loader = NotificationLoader(
             systemZone: systemZone, zones: zones.cachingLookups(), calendarCache: CalendarCache())
         loader.knownBackends = knownBackends
+        loader.wakeSystemRefusal = wakeSystemRefusal
         for source in sources {
             try source.load(into: &schedule, loader: loader)
         }

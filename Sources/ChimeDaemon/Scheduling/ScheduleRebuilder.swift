@@ -34,6 +34,8 @@ final class ScheduleRebuilder: @unchecked Sendable {
     private var facts = ScheduleReporter.RebuildFacts()
     /// The generators' part of the installed schedule, lent to the next rebuild.
     private var generatorReuse: GeneratorReuse?
+    /// Why this chimed cannot wake the system, if it cannot (`SystemWaking`): `WakeSystem=yes` is an error then.
+    var wakeSystemRefusal: String?
 
     init(
         options: DaemonOptions, environment: [String: String], queue: DispatchQueue, clock: any WallClock,
@@ -81,6 +83,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
         let environment = self.environment
         let clock = self.clock
         let generatorReuse = self.generatorReuse
+        let wakeSystemRefusal = self.wakeSystemRefusal
         loadQueue.async {
             let started = clock.now()
             let zone = LocalZone.resolve(tz: environment["TZ"])
@@ -94,6 +97,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
                     generatorReuse: generatorReuse),
                 maximumNotifications: configuration.maximumNotifications)
             loader.knownBackends = configuration.backendNames
+            loader.wakeSystemRefusal = wakeSystemRefusal
             let result = Result { () throws(ScheduleLoadError) in try loader.load(systemZone: zone) }
             // Named by some notification's Deliver=; the defaults are added where they are known, on the queue.
             var named = Set<String>()

@@ -68,6 +68,20 @@ public final class Scheduler: @unchecked Sendable {
     let repeatStore: (any RepeatStore)?
     /// When logind last said the machine was about to sleep, until it resumed (`Scheduler+Sleep`).
     var sleepingSince: Date?
+    /// The timer that wakes the system, armed for the earliest occurrence with `WakeSystem=yes` (`Scheduler+Wake`);
+    /// `nil` where chimed cannot wake the system.
+    public var alarm: (any WallTimer)? {
+        didSet { alarm?.setHandler { [weak self] in self?.alarmFired() } }
+    }
+    /// Takes a delay inhibitor for a delivery that may have woken the system and returns its release; the daemon
+    /// asks logind (`SleepInhibitor`).
+    public var holdSleep: (@Sendable (_ why: String) -> @Sendable () -> Void)?
+    /// How long the system has been suspended since it booted, in microseconds: what tells a wake-up by the alarm.
+    public var timeAsleep: @Sendable () -> Int64 = { 0 }
+    /// `timeAsleep` when the alarm was armed.
+    var asleepWhenArmed: Int64 = 0
+    /// The due time of each entry with `WakeSystem=yes` that has a pending occurrence.
+    var wakeDue: [Int: Int64] = [:]
     /// Runs after each fire has been handled (deliveries made, timer re-armed).
     public var afterFire: (() -> Void)?
     /// Runs for each delivery just before it is handed off, and may complete it (the daemon sets the badge).
@@ -137,6 +151,7 @@ public final class Scheduler: @unchecked Sendable {
         systemZone = loaded.systemZone
         entries = loaded.notifications
         coalesces = false
+        wakeDue = [:]
         var items: [OccurrenceQueue.Item] = []
         items.reserveCapacity(entries.count)
         // Seen for the first time now: recorded in one go (a generator may have added a million).
@@ -183,7 +198,9 @@ public final class Scheduler: @unchecked Sendable {
                     after = now
                 }
                 if let next = nextOccurrence(of: installed[index].notification, afterMicroseconds: after) {
-                    items.append(pendingItem(installed[index].notification, fireTime: next, entry: index))
+                    let item = pendingItem(installed[index].notification, fireTime: next, entry: index)
+                    if timing.wakesSystem { wakeDue[index] = item.due }
+                    items.append(item)
                 }
             }
         }
@@ -237,7 +254,10 @@ public final class Scheduler: @unchecked Sendable {
         let next = nextOccurrence(of: loaded.notification, afterMicroseconds: now).map {
             pendingItem(loaded.notification, fireTime: $0, entry: index)
         }
-        if let next { queue.insert(next) }
+        if let next {
+            queue.insert(next)
+            if loaded.notification.timing.wakesSystem { wakeDue[index] = next.due }
+        }
         stateWriter.flush()
         rearm()
         return next.map { Date(epochMicroseconds: $0.due) }
@@ -260,6 +280,7 @@ public final class Scheduler: @unchecked Sendable {
 
     private func retire(_ index: Int) {
         queue.remove(entry: index)
+        wakeDue[index] = nil
         pinned.remove(index)
         listed.remove(index)
         retired.insert(index)
@@ -282,6 +303,7 @@ public final class Scheduler: @unchecked Sendable {
         pinned = Set(pinned.map { newIndex[$0] })
         listed = Set(listed.map { newIndex[$0] })
         pinnedIDs = pinnedIDs.mapValues { newIndex[$0] }
+        wakeDue = Dictionary(uniqueKeysWithValues: wakeDue.map { (newIndex[$0.key], $0.value) })
         retired = []
     }
 
@@ -294,6 +316,7 @@ public final class Scheduler: @unchecked Sendable {
             let notification = entry.notification
             var resumeAfter = top.fireTime
             let timing = notification.timing
+            if timing.wakesSystem { wakeDue[top.entry] = nil }
             // Missed once the end of its window is past by the threshold: not for waiting to share a wake-up, nor
             // for a delay that a restart drew anew.
             let windowEnd = top.fireTime + timing.randomizedDelay + timing.accuracy
@@ -305,7 +328,9 @@ public final class Scheduler: @unchecked Sendable {
                 deliver(Delivery(notification: notification, fireTime: fireTime))
             }
             if let next = nextOccurrence(of: notification, afterMicroseconds: resumeAfter) {
-                queue.insert(pendingItem(notification, fireTime: next, entry: top.entry))
+                let item = pendingItem(notification, fireTime: next, entry: top.entry)
+                queue.insert(item)
+                if timing.wakesSystem { wakeDue[top.entry] = item.due }
             }
         }
         deliverSnoozes(dueBy: now)
@@ -327,15 +352,21 @@ public final class Scheduler: @unchecked Sendable {
         store.recordOccurrence(id, at: fireTime, missed: delivery.missedCount)
         startRepeats(of: delivery)
         let store = self.store
+        // The machine stays awake until every backend is done with a delivery that may have woken it.
+        let awake = delivery.notification.timing.wakesSystem ? holdSleep?("Delivering \(id) (WakeSystem=yes)") : nil
         // Only a pinned notification's deliveries are counted: whether it is finished depends on them.
         guard !pinnedIDs.isEmpty, pinnedIDs[id] != nil else {
-            dispatcher.dispatch(delivery) { store.recordFinished(id, at: fireTime) }
+            dispatcher.dispatch(delivery) {
+                store.recordFinished(id, at: fireTime)
+                awake?()
+            }
             return
         }
         let inFlight = self.inFlight
         inFlight.withLock { $0[id, default: 0] += 1 }
         let finished = pinnedDeliveryFinished
         dispatcher.dispatch(delivery) {
+            awake?()
             store.recordFinished(id, at: fireTime)
             inFlight.withLock { counts in
                 counts[id] = counts[id].flatMap { $0 > 1 ? $0 - 1 : nil }
@@ -469,6 +500,7 @@ public final class Scheduler: @unchecked Sendable {
         } else {
             timer.cancel()
         }
+        rearmAlarm()
     }
 
     /// Delivers notification `id` once more after `duration` (the user chose `snooze`), with its content as it is

@@ -1,0 +1,75 @@
+import ChimeCore
+import ChimeTestSupport
+import Foundation
+import Testing
+
+@testable import ChimeDaemon
+
+/// `WakeSystem=yes` in the scheduler, on the manual clock: one alarm timer for the earliest such occurrence, an
+/// inhibitor held for each such delivery until it is done, and a journal entry when the alarm woke the system.
+@Suite struct SchedulerWakeTests {
+    typealias Harness = SchedulerHarness
+
+    /// Inhibitors taken and released, by reason.
+    final class Inhibitions: @unchecked Sendable {
+        let taken = Locked<[String]>([])
+        let released = Locked<[String]>([])
+
+        func hold(_ why: String) -> @Sendable () -> Void {
+            taken.withLock { $0.append(why) }
+            return { self.released.withLock { $0.append(why) } }
+        }
+    }
+
+    static func harness(asleep: Locked<Int64>, inhibitions: Inhibitions) -> Harness {
+        let harness = Harness(start: "2026-12-01 05:00 UTC")
+        harness.scheduler.alarm = harness.clock.makeTimer()
+        harness.scheduler.timeAsleep = { asleep.withLock { $0 } }
+        harness.scheduler.holdSleep = { inhibitions.hold($0) }
+        return harness
+    }
+
+    @Test func theAlarmIsArmedForTheEarliestWakingOccurrenceAndItsDeliveriesKeepTheSystemAwake() throws {
+        let asleep = Locked<Int64>(0)
+        let inhibitions = Inhibitions()
+        let harness = Self.harness(asleep: asleep, inhibitions: inhibitions)
+        let alarm = try #require(harness.scheduler.alarm as? ManualTimer)
+        harness.scheduler.install(
+            SchedulerTests.schedule([
+                ("alarm", "[Trigger]\nOnCalendar=*-*-* 06:30\nWakeSystem=yes\n"),
+                ("pills", "[Trigger]\nAt=2026-12-01 07:00\nWakeSystem=yes\n"),
+                ("tick", "[Trigger]\nOnCalendar=*:10/15\n"),
+            ]))
+        // 06:30 Berlin is 05:30 UTC; tick, which does not wake the system, has the wall-clock timer at 05:10.
+        #expect(Timestamp.iso8601(alarm.deadline!) == "2026-12-01T05:30:00Z")
+        #expect(Timestamp.iso8601(harness.timer.deadline!) == "2026-12-01T05:10:00Z")
+
+        // Asleep from before 05:10 until the alarm: tick's two occurrences are missed, alarm is delivered.
+        asleep.withLock { $0 = 2_000_000_000 }
+        harness.clock.jump(to: TestDate.timestamp("2026-12-01 05:30 UTC"))
+        alarm.fire()
+        #expect(harness.delivered == ["alarm@2026-12-01T05:30:00Z"])
+        let woke = try #require(harness.log.events(.wokeSystem).first)
+        #expect(woke.message == "Woke the system for alarm (WakeSystem=yes), after 33min 20s asleep.")
+        #expect(woke.fields.first { $0.name == "CHIME_SLEPT_USEC" }?.value == "2000000000")
+        #expect(inhibitions.taken.withLock { $0 } == ["Delivering alarm (WakeSystem=yes)"])
+        #expect(inhibitions.released.withLock { $0 } == inhibitions.taken.withLock { $0 })
+        // Next: pills at 06:00 UTC, then alarm tomorrow.
+        #expect(Timestamp.iso8601(alarm.deadline!) == "2026-12-01T06:00:00Z")
+
+        // Awake all along: the wall-clock timer and the alarm expire together, pills is delivered once, and nothing
+        // says the system was woken.
+        harness.clock.advance(to: TestDate.timestamp("2026-12-01 06:00 UTC"))
+        #expect(harness.delivered.filter { $0.hasPrefix("pills@") } == ["pills@2026-12-01T06:00:00Z"])
+        #expect(harness.log.events(.wokeSystem).count == 1)
+        #expect(inhibitions.taken.withLock { $0 }.count == 2)
+        #expect(inhibitions.released.withLock { $0 }.count == 2)
+        // tick's deliveries take no inhibitor.
+        #expect(harness.delivered.contains { $0.hasPrefix("tick@") })
+        #expect(Timestamp.iso8601(alarm.deadline!) == "2026-12-02T05:30:00Z")
+
+        // A rebuild without any waking notification disarms it.
+        harness.scheduler.install(SchedulerTests.schedule([("tick", "[Trigger]\nOnCalendar=*:0/15\n")]))
+        #expect(alarm.deadline == nil)
+    }
+}
