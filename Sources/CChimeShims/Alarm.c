@@ -1,7 +1,6 @@
 #include "CChimeShims.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,20 +20,9 @@ int chime_alarm_fd_arm(int fd, int64_t microseconds) {
 }
 
 int chime_alarm_fd_read(int fd) {
-    uint64_t expirations;
-    for (;;) {
-        if (read(fd, &expirations, sizeof expirations) >= 0) {
-            return 1;
-        }
-        switch (errno) {
-        case EINTR:
-            continue;
-        case EAGAIN:
-            return 0;
-        default:
-            return -errno;
-        }
-    }
+    // A timerfd is read the same whatever its clock; this one, without TFD_TIMER_CANCEL_ON_SET, never reports
+    // ECANCELED.
+    return chime_clock_change_fd_read(fd);
 }
 
 int64_t chime_time_asleep(void) {
