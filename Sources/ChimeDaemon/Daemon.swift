@@ -84,14 +84,22 @@ public final class Daemon: @unchecked Sendable {
             dispatcher: dispatcher, focus: focus, registry: registry, badge: badge, reporter: reporter,
             messages: messages, log: log)
         self.rebuilder = rebuilder
-        rebuilder.wakeSystemRefusal = SystemWaking.install(
-            into: scheduler, queue: queue, environment: environment, log: log)
+        let wakeRefusal = SystemWaking.install(
+            into: scheduler, instance: options.instance, queue: queue, environment: environment, log: log)
+        rebuilder.wakeSystemRefusal = wakeRefusal
         let appBadges = ApplicationBadges(
             requests: requests, environment: environment, log: log,
             isShown: { rebuilder.configuration.presentation.badge })
         applications = ApplicationInterface(
             queue: queue, requests: requests, scheduler: scheduler, rebuilder: rebuilder, badges: appBadges,
             registry: registry, reporter: reporter, clock: clock, environment: environment, log: log)
+        if options.instance == .system {
+            let wake = WakeService(
+                queue: queue, scheduler: scheduler, stateDirectory: options.stateDirectory, clock: clock, log: log)
+            wake.refusal = wakeRefusal
+            applications.wake = wake
+            queue.async { wake.restore() }
+        }
 
         // Each delivery: stripped to what chimed.conf's [Presentation] allows, and its Badge= applied; the badge
         // is written once per fire, not once per delivery.

@@ -72,4 +72,32 @@ import Testing
         harness.scheduler.install(SchedulerTests.schedule([("tick", "[Trigger]\nOnCalendar=*:0/15\n")]))
         #expect(alarm.deadline == nil)
     }
+
+    @Test func usersWakeUpsShareTheAlarmOneEachAndEndWhenTheyCome() throws {
+        let asleep = Locked<Int64>(0)
+        let harness = Self.harness(asleep: asleep, inhibitions: Inhibitions())
+        let alarm = try #require(harness.scheduler.alarm as? ManualTimer)
+        harness.scheduler.install(SchedulerTests.schedule([("tick", "[Trigger]\nOnCalendar=hourly\n")]))
+        #expect(alarm.deadline == nil)
+        harness.scheduler.setUserWake(1000, at: TestDate.timestamp("2026-12-01 06:00 UTC"))
+        #expect(Timestamp.iso8601(alarm.deadline!) == "2026-12-01T06:00:00Z")
+        // A new request of the same user replaces the old one; another user's earlier one comes first.
+        harness.scheduler.setUserWake(1000, at: TestDate.timestamp("2026-12-01 06:30 UTC"))
+        harness.scheduler.setUserWake(1001, at: TestDate.timestamp("2026-12-01 06:10 UTC"))
+        #expect(Timestamp.iso8601(alarm.deadline!) == "2026-12-01T06:10:00Z")
+        #expect(harness.scheduler.userWakeTimes.count == 2)
+
+        asleep.withLock { $0 = 600_000_000 }
+        harness.clock.jump(to: TestDate.timestamp("2026-12-01 06:10 UTC"))
+        alarm.fire()
+        let woke = try #require(harness.log.events(.wokeSystem).first)
+        #expect(woke.message == "Woke the system for the instance of user 1001 (WakeSystem=yes), after 10min asleep.")
+        #expect(Timestamp.iso8601(alarm.deadline!) == "2026-12-01T06:30:00Z")
+        #expect(harness.scheduler.userWakeTimes.keys.sorted() == [1000])
+        // A rebuild keeps them; withdrawn, the alarm is off.
+        harness.scheduler.install(SchedulerTests.schedule([("tick", "[Trigger]\nOnCalendar=hourly\n")]))
+        #expect(Timestamp.iso8601(alarm.deadline!) == "2026-12-01T06:30:00Z")
+        harness.scheduler.setUserWake(1000, at: nil)
+        #expect(alarm.deadline == nil)
+    }
 }

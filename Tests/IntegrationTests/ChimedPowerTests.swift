@@ -152,4 +152,101 @@ import Testing
             BinaryLocator.path(of: "chimed"), ["--check", "--config-dir=\(directory.path)/etc"])
         #expect(allowed.status == 0, "\(allowed.standardError)")
     }
+
+    /// The seconds to which the one CLOCK_REALTIME_ALARM timerfd of process `pid` is armed, or `nil`.
+    static func alarmSeconds(of pid: pid_t) -> Int? {
+        let fdinfo = "/proc/\(pid)/fdinfo"
+        let alarms = ((try? FileManager.default.contentsOfDirectory(atPath: fdinfo)) ?? []).compactMap { name in
+            try? String(contentsOfFile: "\(fdinfo)/\(name)", encoding: .utf8)
+        }.filter { $0.contains("\nclockid: 8\n") }
+        guard alarms.count == 1,
+            let line = alarms[0].split(separator: "\n").first(where: { $0.hasPrefix("it_value: (") })
+        else { return nil }
+        let seconds = Int(line.dropFirst("it_value: (".count).prefix { $0.isNumber }) ?? 0
+        return line == "it_value: (0, 0)" ? nil : seconds
+    }
+
+    @Test(
+        .enabled(
+            if: unmetForWaking == nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+            "skipped: \(unmetForWaking ?? "needs setpriv")"))
+    func aUsersInstanceAsksTheSystemInstanceToWakeTheSystemOneWakeUpPerUser() throws {
+        let directory = try TemporaryDirectory(prefix: "chimed-wake-user")
+        defer { directory.remove() }
+        let bus = try PrivateSessionBus(directory: directory)
+        defer { bus.stop() }
+        let notify = try NotifySocket(directory: directory.path)
+        func startSystem() throws -> RunningProcess {
+            while notify.receive(timeout: 0) != nil {}
+            let chimed = try RunningProcess(
+                BinaryLocator.path(of: "chimed"),
+                [
+                    "--config-dir=\(directory.path)/etc", "--state-dir=\(directory.path)/state",
+                    "--runtime-dir=\(directory.path)/run",
+                ],
+                environment: ["NOTIFY_SOCKET": notify.path, "DBUS_SYSTEM_BUS_ADDRESS": bus.address, "TZ": "UTC"])
+            try #require(
+                notify.receive(until: { $0.contains("READY=1") }, timeout: 20).last?.contains("READY=1") == true)
+            let owned = waitFor(
+                {
+                    (try? ProcessRunner.run(
+                        "/usr/bin/busctl", ["--address=\(bus.address)", "status", "org.chime.Notifications1"]))?.status
+                        == 0
+                }, timeout: 10)
+            try #require(owned, "\(chimed.standardError)")
+            return chimed
+        }
+        try FileManager.default.createDirectory(atPath: directory.path + "/etc", withIntermediateDirectories: true)
+        var system = try startSystem()
+        #expect(Self.alarmSeconds(of: system.pid) == nil)
+
+        // A user's instance without CAP_WAKE_ALARM: its WakeSystem=yes notification, an hour ahead, becomes the
+        // system instance's alarm.
+        let wakeAt = Int(Date().timeIntervalSince1970) + 3600
+        try directory.write(
+            "home/config/chime/wake.notification",
+            "[Notification]\nTitle=Wake\nDeliver=stdout\n[Trigger]\nAt=@\(wakeAt)\nWakeSystem=yes\n")
+        let user = try RunningProcess(
+            "/usr/bin/setpriv", ["--bounding-set=-wake_alarm", BinaryLocator.path(of: "chimed"), "--user"],
+            environment: [
+                "XDG_CONFIG_HOME": directory.path + "/home/config", "XDG_STATE_HOME": directory.path + "/home/state",
+                "XDG_RUNTIME_DIR": directory.path + "/home/run", "DBUS_SYSTEM_BUS_ADDRESS": bus.address, "TZ": "UTC",
+            ])
+        let requests = directory.path + "/state/wake-requests.json"
+        func kept() -> String { (try? String(contentsOfFile: requests, encoding: .utf8)) ?? "" }
+        #expect(
+            waitFor({ kept().contains(#"{"uid":0,"due_usec":\#(wakeAt)000000}"#) }, timeout: 10),
+            "\(kept()); chimed --user: \(user.standardError)")
+        #expect((3590...3600).contains(Self.alarmSeconds(of: system.pid) ?? 0))
+        user.signal(SIGTERM)
+        #expect(user.wait(timeout: 10) == 0)
+
+        func setWakeAlarm(_ microseconds: Int64) throws -> ProcessRunner.Output {
+            try ProcessRunner.run(
+                "/usr/bin/busctl",
+                [
+                    "--address=\(bus.address)", "call", "org.chime.Notifications1", "/org/chime/Wake1",
+                    "org.chime.Wake1",
+                    "SetWakeAlarm", "x", String(microseconds),
+                ])
+        }
+        // Two years ahead is refused; a new time replaces the user's one, and is kept across a restart.
+        let tooFar = try setWakeAlarm((Int64(wakeAt) + 2 * 366 * 86_400) * 1_000_000)
+        #expect(tooFar.status != 0)
+        #expect(tooFar.standardError.contains("at most a year ahead"), "\(tooFar.standardError)")
+        let later = Int64(Date().timeIntervalSince1970) + 7200
+        #expect(try setWakeAlarm(later * 1_000_000).status == 0)
+        #expect(kept().contains(#"[{"uid":0,"due_usec":\#(later)000000}]"#), "\(kept())")
+        system.signal(SIGTERM)
+        #expect(system.wait(timeout: 10) == 0)
+        system = try startSystem()
+        #expect((7190...7200).contains(Self.alarmSeconds(of: system.pid) ?? 0))
+        // 0 withdraws it: nothing is kept. (Whether the alarm is disarmed cannot be read here: the kernel reports a
+        // cancelled CLOCK_REALTIME_ALARM timerfd with its old expiry in fdinfo and timerfd_gettime; SchedulerWakeTests
+        // check that it is cancelled.)
+        #expect(try setWakeAlarm(0).status == 0)
+        #expect(waitFor({ !kept().contains(#""uid":0"#) }, timeout: 5), "\(kept())")
+        system.signal(SIGTERM)
+        #expect(system.wait(timeout: 10) == 0)
+    }
 }

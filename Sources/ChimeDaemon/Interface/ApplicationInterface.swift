@@ -38,6 +38,8 @@ final class ApplicationInterface: @unchecked Sendable {
     private var pendingRequests: [String: Set<String>] = [:]
     // Set by `start` before the object is exported, read on the bus queue.
     private var authorization: CallerAuthorization?
+    /// Served beside it on the system bus: users' instances ask it to wake the system (`WakeService`).
+    var wake: WakeService?
     private var callers: CallerIdentities?
 
     init(
@@ -66,6 +68,7 @@ final class ApplicationInterface: @unchecked Sendable {
             bus: isSystemBus ? .system(PolkitAuthority(connection: connection)) : .session, ownUID: geteuid())
         callers = CallerIdentities(connection: connection, readsSandboxes: !isSystemBus)
         try await connection.exportObject(path: Self.path) { [weak self] call in self?.received(call) }
+        if isSystemBus, let wake { try await wake.export(on: connection) }
         guard try await connection.requestName(Self.name) else {
             connection.close()
             throw BusMethodError(

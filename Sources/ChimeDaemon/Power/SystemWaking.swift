@@ -3,23 +3,26 @@ import ChimeCore
 import ChimeSystemd
 import Foundation
 
-/// Gives the scheduler what `WakeSystem=yes` needs, where chimed has it: the alarm timer (CAP_WAKE_ALARM), the
-/// measure of time asleep that tells a wake-up, and logind's delay inhibitors for the deliveries.
+/// Gives the scheduler what `WakeSystem=yes` needs, where chimed has it: the alarm timer (CAP_WAKE_ALARM), or for
+/// a user's instance the system instance's (`RemoteAlarm`), the measure of time asleep that tells a wake-up, and
+/// logind's delay inhibitors for the deliveries.
 enum SystemWaking {
     /// Sets up `scheduler`; returns why this chimed cannot wake the system, or `nil` when it can.
+    /// A user's instance without the capability asks the system instance instead (`RemoteAlarm`).
     static func install(
-        into scheduler: Scheduler, queue: DispatchQueue, environment: [String: String], log: any EventLog
+        into scheduler: Scheduler, instance: InstanceKind, queue: DispatchQueue, environment: [String: String],
+        log: any EventLog
     ) -> String? {
-        let alarm: AlarmTimer
+        let systemBus = BusConnection.systemBusAddress(environment: environment)
         do {
-            alarm = try AlarmTimer(queue: queue)
+            scheduler.alarm = try AlarmTimer(queue: queue)
+            scheduler.timeAsleep = { max(0, chime_time_asleep()) }
         } catch {
-            return refusal(error)
+            guard instance == .user, let systemBus else { return refusal(error) }
+            scheduler.alarm = RemoteAlarm(address: systemBus, log: log)
         }
-        scheduler.timeAsleep = { max(0, chime_time_asleep()) }
-        scheduler.alarm = alarm
-        if let address = BusConnection.systemBusAddress(environment: environment) {
-            let inhibitor = SleepInhibitor(address: address, log: log)
+        if let systemBus {
+            let inhibitor = SleepInhibitor(address: systemBus, log: log)
             scheduler.holdSleep = { why in inhibitor.hold(why) }
         }
         return nil

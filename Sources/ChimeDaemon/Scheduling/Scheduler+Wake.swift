@@ -2,10 +2,11 @@ import ChimeCore
 import Foundation
 
 extension Scheduler {
-    /// Arms the alarm for the earliest pending occurrence with `WakeSystem=yes`, or disarms it when there is none.
+    /// Arms the alarm for the earliest pending occurrence with `WakeSystem=yes` or user's wake-up, or disarms it when
+    /// there is none.
     func rearmAlarm() {
         guard let alarm else { return }
-        guard let earliest = wakeDue.values.min() else {
+        guard let earliest = [wakeDue.values.min(), userWakes.values.min()].compactMap({ $0 }).min() else {
             if alarm.deadline != nil { alarm.cancel() }
             return
         }
@@ -21,9 +22,14 @@ extension Scheduler {
         let asleep = timeAsleep()
         let slept = asleep - asleepWhenArmed
         asleepWhenArmed = asleep
+        let now = clock.now().epochMicroseconds
+        // A user's wake-up is done once it has come: that instance asks again for its next.
+        let users = userWakes.filter { $0.value <= now }.keys.sorted()
+        for uid in users { userWakes[uid] = nil }
         if slept >= 1_000_000 {
-            let now = clock.now().epochMicroseconds
-            let waking = wakeDue.filter { $0.value <= now }.keys.sorted().map { entries[$0].notification.id }
+            let waking =
+                wakeDue.filter { $0.value <= now }.keys.sorted().map { entries[$0].notification.id }
+                + users.map { "the instance of user \($0)" }
             let ids = waking.isEmpty ? "its notifications" : waking.joined(separator: ", ")
             log.record(
                 DaemonEvent(
@@ -34,4 +40,14 @@ extension Scheduler {
         }
         timerFired()
     }
+
+    /// The wake-up the instance of user `uid` asks for (`WakeService`), replacing the one it asked for before;
+    /// `nil` withdraws it. The alarm wakes the system for it; that instance delivers its own notifications.
+    public func setUserWake(_ uid: UInt32, at instant: Date?) {
+        userWakes[uid] = instant?.epochMicroseconds
+        rearmAlarm()
+    }
+
+    /// The users' wake-ups still to come, by user id.
+    public var userWakeTimes: [UInt32: Date] { userWakes.mapValues { Date(epochMicroseconds: $0) } }
 }

@@ -82,6 +82,8 @@ public final class Scheduler: @unchecked Sendable {
     var asleepWhenArmed: Int64 = 0
     /// The due time of each entry with `WakeSystem=yes` that has a pending occurrence.
     var wakeDue: [Int: Int64] = [:]
+    /// The wake-ups users' instances asked the system instance for (`WakeService`), by user id.
+    var userWakes: [UInt32: Int64] = [:]
     /// Runs after each fire has been handled (deliveries made, timer re-armed).
     public var afterFire: (() -> Void)?
     /// Runs for each delivery just before it is handed off, and may complete it (the daemon sets the badge).
