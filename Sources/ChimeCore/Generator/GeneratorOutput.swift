@@ -34,9 +34,7 @@ public struct GeneratorOutput: Sendable {
     /// Keys that also take a JSON number, written as the value exactly as the generator printed it.
     static let numericKeys: Set<String> = ["Count", "Badge"]
     /// Keys that also take a JSON boolean, which becomes `yes` or `no`.
-    static let booleanKeys: Set<String> = [
-        "Persistent", "Enabled", "FixedRandomDelay", "WakeSystem", "DismissAcknowledges",
-    ]
+    static let booleanKeys = NotificationLoader.booleanKeys
 
     /// Reads the bytes a generator printed on stdout.
     ///

@@ -55,6 +55,11 @@ public struct NotificationLoader: Sendable {
         ],
     ]
 
+    /// The keys whose value is a boolean: generators and the application interface may give them as one.
+    public static let booleanKeys: Set<String> = [
+        "Persistent", "Enabled", "FixedRandomDelay", "WakeSystem", "DismissAcknowledges",
+    ]
+
     /// The keys that may be given more than once, each bounded by `InputLimits.maximumRepeats`.
     public static let repeatableKeys: [(section: String, keys: [String])] = [
         ("Notification", ["Action", "ExecAction", "Info", "Deliver"]),

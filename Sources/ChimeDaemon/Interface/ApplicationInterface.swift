@@ -233,11 +233,12 @@ final class ApplicationInterface: @unchecked Sendable {
         trigger: [(key: String, value: BusValue)]
     ) {
         let systemZone = LocalZone.resolve(tz: environment["TZ"])
+        var loader = NotificationLoader(systemZone: systemZone, zones: .system)
+        // Refused here as the rebuild would refuse it, rather than taken and then dropped.
+        loader.wakeSystemRefusal = rebuilder.wakeSystemRefusal
         let request: BusRequest
         do {
-            request = try BusRequest(
-                appID: appID, id: id, content: content, trigger: trigger,
-                loader: NotificationLoader(systemZone: systemZone, zones: .system))
+            request = try BusRequest(appID: appID, id: id, content: content, trigger: trigger, loader: loader)
         } catch {
             call.reply(error: Failure.invalidArgument.name, error.description)
             return

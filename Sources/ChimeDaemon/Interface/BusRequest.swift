@@ -78,14 +78,14 @@ struct BusRequest: Sendable {
         case (.string(let text), _): return [text]
         case (.strings(let texts), _) where repeatable: return texts
         case (.uint32(let number), "Count"): return [String(number)]
-        case (.boolean(let flag), "Persistent"), (.boolean(let flag), "Enabled"): return [flag ? "yes" : "no"]
+        case (.boolean(let flag), _) where NotificationLoader.booleanKeys.contains(key): return [flag ? "yes" : "no"]
         default:
             let wanted =
                 repeatable
                 ? "a string or an array of strings (s, as)"
                 : key == "Count"
                     ? "a number or a string (u, s)"
-                    : ["Persistent", "Enabled"].contains(key) ? "a boolean or a string (b, s)" : "a string (s)"
+                    : NotificationLoader.booleanKeys.contains(key) ? "a boolean or a string (b, s)" : "a string (s)"
             throw Invalid(description: "Wrong type for \(key) in [\(section)]: \(value.signature), expected \(wanted).")
         }
     }
