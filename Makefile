@@ -45,7 +45,7 @@ BENCH_PACKAGES = cron
 # bubblewrap: a caller in a Flatpak-like sandbox; polkitd: the system bus's authorisation in the end-to-end test.
 # libglib2.0-bin, gsettings-desktop-schemas, dconf-gsettings-backend, dconf-service: GNOME's do-not-disturb setting.
 # zsh, fish: chimectl's completion scripts, run by the real shells. apprise: the apprise backend, run for real.
-# lintian: the Debian package's check (Tests/E2E/package-e2e).
+# lintian: the Debian package's check (tools/lint-deb, behind the normal pass).
 TEST_PACKAGES = systemd systemd-container tzdata python3 openssl dbus-daemon dbus-user-session python3-dbus python3-gi \
 	dunst xvfb imagemagick tesseract-ocr bubblewrap polkitd libglib2.0-bin gsettings-desktop-schemas \
 	dconf-gsettings-backend dconf-service zsh fish apprise lintian
