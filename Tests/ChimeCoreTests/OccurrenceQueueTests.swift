@@ -4,6 +4,16 @@ import Testing
 
 /// The heap of pending occurrences: what comes out, and in which order, after items are taken out of its middle.
 struct OccurrenceQueueTests {
+    /// A schedule holds a million items: the randomized delay shares the entry's word.
+    @Test func anItemIsSixteenBytesAndKeepsItsDueTime() {
+        #expect(MemoryLayout<OccurrenceQueue.Item>.stride == 16)
+        let item = OccurrenceQueue.Item(
+            fireTime: 1_800_000_000_000_000, due: 1_800_000_000_000_000 + 4_233_600_000_000, entry: 1_999_999)
+        #expect(item.due - item.fireTime == 4_233_600_000_000)
+        #expect(item.entry == 1_999_999)
+        #expect(OccurrenceQueue.Item(fireTime: 5, entry: 3).due == 5)
+    }
+
     @Test func removingAnEntryLeavesTheRestInOrder() {
         var generator = SeededRandomNumberGenerator(seed: 42)
         for round in 0..<200 {

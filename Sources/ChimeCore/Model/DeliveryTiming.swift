@@ -27,21 +27,22 @@ public struct DeliveryTiming: Sendable, Equatable {
         self.wakesSystem = wakesSystem
     }
 
-    /// The longest `RandomizedDelaySec=` and `AccuracySec=`: a year, far beyond any use, so that a due time never
-    /// overflows.
-    public static let longest = Timespan(microseconds: 31_557_600_000_000)
+    /// The longest `RandomizedDelaySec=` and `AccuracySec=`: seven weeks, far beyond any use, so that a delay fits
+    /// the 32 bits of milliseconds the schedule keeps it in (`OccurrenceQueue.Item`).
+    public static let longest = Timespan(microseconds: 49 * 86_400 * 1_000_000)
 
     /// Whether every delivery is due exactly at its occurrence.
     public var isExact: Bool { randomizedDelay == 0 && accuracy == 0 }
 
-    /// The delay of the delivery of notification `id`'s occurrence at `fireTime` (microseconds since the epoch).
+    /// The delay of the delivery of notification `id`'s occurrence at `fireTime` (microseconds since the epoch), in
+    /// microseconds: whole milliseconds.
     public func delay(id: String, fireTime: Int64, seeds: DelaySeeds) -> Int64 {
         guard randomizedDelay > 0 else { return 0 }
         var hash = StableHash()
         hash.combine(isFixedRandomDelay ? seeds.host : seeds.run)
         hash.combine(id)
         if !isFixedRandomDelay { hash.combine(UInt64(bitPattern: fireTime)) }
-        return Int64(hash.mixed % UInt64(randomizedDelay + 1))
+        return Int64(hash.mixed % UInt64(randomizedDelay / 1000 + 1)) * 1000
     }
 
     /// The keys as a notification file gives them, for summaries (`RandomizedDelaySec=5min FixedRandomDelay=yes`).

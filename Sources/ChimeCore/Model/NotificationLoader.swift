@@ -355,8 +355,7 @@ struct NotificationReader {
             guard let span = try? Timespan.parse(entry.value), span <= DeliveryTiming.longest else {
                 error(
                     entry.valueLocation,
-                    "Invalid \(key)= '\(entry.value)': expected a time span of at most \(DeliveryTiming.longest), "
-                        + "such as '5min'.")
+                    "Invalid \(key)= '\(entry.value)': expected a time span of at most 49 days, such as '5min'.")
                 continue
             }
             timing[keyPath: keyPath] = Int64(span.microseconds)

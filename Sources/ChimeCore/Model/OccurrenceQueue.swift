@@ -2,19 +2,28 @@
 ///
 /// One heap operation per fire: `popFirst` and `insert` are O(log n); the scheduler never scans the schedule.
 public struct OccurrenceQueue: Sendable {
+    /// Sixteen bytes: a schedule holds a million of them.
     public struct Item: Sendable, Equatable {
         /// The occurrence, in microseconds since the epoch.
         public var fireTime: Int64
-        /// When its delivery is due: the occurrence, or later by its randomized delay (`DeliveryTiming`).
-        public var due: Int64
-        /// Index of the entry in the schedule.
-        public var entry: Int
+        private var entryIndex: Int32
+        /// Its randomized delay (`DeliveryTiming`), whole milliseconds up to `DeliveryTiming.longest`.
+        private var delayMilliseconds: UInt32
 
+        /// - Parameter due: when the delivery is due, from `fireTime` up to `DeliveryTiming.longest` later in whole
+        ///   milliseconds; `fireTime` if not given.
         public init(fireTime: Int64, due: Int64? = nil, entry: Int) {
             self.fireTime = fireTime
-            self.due = due ?? fireTime
-            self.entry = entry
+            entryIndex = Int32(entry)
+            delayMilliseconds = UInt32((max(0, (due ?? fireTime) - fireTime)) / 1000)
         }
+
+        /// Index of the entry in the schedule (`MaxNotifications=` keeps it within 32 bits).
+        public var entry: Int { Int(entryIndex) }
+
+        /// When its delivery is due: the occurrence, or later by its randomized delay.
+        @inline(__always)
+        public var due: Int64 { fireTime + Int64(delayMilliseconds) * 1000 }
     }
 
     public private(set) var items: [Item] = []

@@ -26,6 +26,9 @@ public enum InputLimits {
     public static let maximumSteppedCount = 10_000
     /// The default of `[Daemon] MaxNotifications=`: the most notifications one schedule holds.
     public static let defaultMaximumNotifications = 2_000_000
+    /// The largest `MaxNotifications=`: the schedule numbers its entries in 32 bits, and holds at most about twice
+    /// the bound between rebuilds.
+    public static let largestMaximumNotifications = 100_000_000
 
     /// `count` with thousands separators, independent of the locale: "2,000,000".
     public static func grouped(_ count: Int) -> String {

@@ -196,12 +196,15 @@ extension DaemonConfiguration {
                 generatorOutputLimit = value
             }
             if let entry = reader.single("MaxNotifications", in: section) {
-                if let value = Int(entry.value), value > 0, entry.value.allSatisfy(\.isASCII) {
+                if let value = Int(entry.value), value > 0, entry.value.allSatisfy(\.isASCII),
+                    value <= InputLimits.largestMaximumNotifications
+                {
                     maximumNotifications = value
                 } else {
                     reader.error(
                         entry.valueLocation,
-                        "Invalid MaxNotifications= '\(entry.value)': expected a whole number above zero; ignoring.")
+                        "Invalid MaxNotifications= '\(entry.value)': expected a whole number from 1 to "
+                            + "\(InputLimits.grouped(InputLimits.largestMaximumNotifications)); ignoring.")
                 }
             }
             if let entry = reader.single("MaxRequestsPerApp", in: section) {
