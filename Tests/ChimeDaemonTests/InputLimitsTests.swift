@@ -397,8 +397,13 @@ import Testing
         #expect(refused.maximumNotifications == InputLimits.defaultMaximumNotifications)
         #expect(
             refused.diagnostics.map(\.description) == [
-                "\(path):2:18: Invalid MaxNotifications= 'lots': expected a whole number above zero; ignoring."
+                "\(path):2:18: Invalid MaxNotifications= 'lots': expected a whole number from 1 to 100,000,000; "
+                    + "ignoring."
             ])
+        try config.write("chimed.conf", "[Daemon]\nMaxNotifications=100000001\n")
+        let tooMany = DaemonConfiguration.load(directories: [config.path])
+        #expect(tooMany.maximumNotifications == InputLimits.defaultMaximumNotifications)
+        #expect(tooMany.diagnostics.count == 1)
     }
 }
 
