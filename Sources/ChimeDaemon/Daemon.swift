@@ -221,7 +221,7 @@ public final class Daemon: @unchecked Sendable {
         do {
             let clockMonitor = try ClockChangeMonitor(queue: queue) {
                 scheduler.clockChanged()
-                rebuilder.rebuild(reason: "clock change")
+                rebuilder.rebuild(reason: "clock change", timeChanged: true)
             }
             clockMonitor.start()
             monitors.append(clockMonitor)
@@ -231,7 +231,9 @@ public final class Daemon: @unchecked Sendable {
         }
         guard environment["TZ"] == nil else { return }
         do {
-            let zoneMonitor = try TimeZoneChangeMonitor(queue: queue) { rebuilder.rebuild(reason: "time zone change") }
+            let zoneMonitor = try TimeZoneChangeMonitor(queue: queue) {
+                rebuilder.rebuild(reason: "time zone change", timeChanged: true)
+            }
             zoneMonitor.start()
             monitors.append(zoneMonitor)
         } catch {

@@ -11,11 +11,15 @@ public struct AddedRequests: Sendable {
 
     public init(directories: [String]) {
         self.directories = directories
+        prefixes = directories.map { $0 + "/" }
     }
+
+    /// The directories with a slash: asked for every notification of every rebuild, made once.
+    private let prefixes: [String]
 
     /// Whether a notification loaded from `source` is a request.
     public func contains(_ source: String) -> Bool {
-        directories.contains { source.hasPrefix($0 + "/") }
+        prefixes.contains { source.hasPrefix($0) }
     }
 
     /// Removes the request files among `sources`; a file already gone is fine.

@@ -36,6 +36,8 @@ final class ScheduleRebuilder: @unchecked Sendable {
     private var generatorReuse: GeneratorReuse?
     /// Why this chimed cannot wake the system, if it cannot (`SystemWaking`): `WakeSystem=yes` is an error then.
     var wakeSystemRefusal: String?
+    /// Whether the clock or the zone changed since the last load began.
+    private var timeChangedSinceLoad = false
 
     init(
         options: DaemonOptions, environment: [String: String], queue: DispatchQueue, clock: any WallClock,
@@ -65,8 +67,11 @@ final class ScheduleRebuilder: @unchecked Sendable {
     /// Starts a rebuild for `reason`; while one is loading, further requests collapse into one more.
     /// `completion` runs on the queue once a rebuild that started after this request is installed: one that began
     /// earlier may have read the sources before the change that asked for it.
-    func rebuild(reason: String, then completion: (() -> Void)? = nil) {
+    /// - Parameter timeChanged: the clock or the zone changed: the next rebuild computes every pending occurrence
+    ///   anew instead of keeping those of unchanged notifications (`Scheduler.install(_:keepingPending:)`).
+    func rebuild(reason: String, timeChanged: Bool = false, then completion: (() -> Void)? = nil) {
         guard !isStopped else { return }
+        if timeChanged { timeChangedSinceLoad = true }
         if isRebuilding {
             rebuildPending = true
             if let completion { whenPendingRebuilt.append(completion) }
@@ -84,6 +89,8 @@ final class ScheduleRebuilder: @unchecked Sendable {
         let clock = self.clock
         let generatorReuse = self.generatorReuse
         let wakeSystemRefusal = self.wakeSystemRefusal
+        let keepingPending = !timeChangedSinceLoad
+        timeChangedSinceLoad = false
         loadQueue.async {
             let started = clock.now()
             let zone = LocalZone.resolve(tz: environment["TZ"])
@@ -108,7 +115,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
             self.queue.async {
                 self.apply(configuration, namedBackends: namedBackends)
                 self.applyFocus(configuration.focus, quietSwitch: quietSwitch, systemZone: zone)
-                self.finish(result, reason: reason, started: started)
+                self.finish(result, reason: reason, started: started, keepingPending: keepingPending)
             }
         }
     }
@@ -171,7 +178,9 @@ final class ScheduleRebuilder: @unchecked Sendable {
         focus.configure(settings, quietSwitch: kept, systemZone: systemZone)
     }
 
-    private func finish(_ result: Result<LoadedSchedule, ScheduleLoadError>, reason: String, started: Date) {
+    private func finish(
+        _ result: Result<LoadedSchedule, ScheduleLoadError>, reason: String, started: Date, keepingPending: Bool
+    ) {
         isRebuilding = false
         facts.lastLoadStarted = started
         let first = facts.rebuilds == 0
@@ -179,7 +188,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
         switch result {
         case .success(let loaded):
             badge.takeStoredAndRequested(isFirstRebuild: first)
-            scheduler.install(loaded)
+            scheduler.install(loaded, keepingPending: keepingPending)
             let acknowledged = AcknowledgementRequests(stateDirectory: options.stateDirectory).take()
             if !acknowledged.isEmpty { scheduler.acknowledge(acknowledged, by: "chimectl ack") }
             generatorReuse = GeneratorReuse(loaded)

@@ -1,0 +1,57 @@
+import ChimeCore
+import ChimeTestSupport
+import Foundation
+import Testing
+
+@testable import ChimeDaemon
+
+/// Rebuilds that keep the pending occurrences of unchanged notifications (`Scheduler.install(_:keepingPending:)`)
+/// deliver exactly what rebuilds that compute them all anew deliver, and compute anew where a zone changed.
+@Suite struct PendingReuseTests {
+    typealias Harness = SchedulerHarness
+
+    static let files: [(String, String)] = [
+        ("tick", "[Trigger]\nOnCalendar=*:0/7\n"),
+        ("water", "[Trigger]\nEvery=95min\nCount=40\n"),
+        ("night", "[Trigger]\nOnCalendar=*-*-* 02:30\nPersistent=yes\n"),
+        ("tokyo", "[Trigger]\nOnCalendar=*-*-* 08:00\nTimeZone=Asia/Tokyo\n"),
+        ("paris", "[Trigger]\nOnCalendar=Mon..Fri 09:00 Europe/Paris\n"),
+        ("fleet", "[Trigger]\nOnCalendar=hourly\nRandomizedDelaySec=20min\n"),
+        ("coalesced", "[Trigger]\nOnCalendar=*:0/5\nAccuracySec=3min\n"),
+        ("rule", "[Trigger]\nRRule=FREQ=DAILY;BYHOUR=6,18\nFrom=2026-10-20 00:00\n"),
+        ("once", "[Trigger]\nAt=2026-10-25 02:30\n"),
+    ]
+
+    @Test func keptOccurrencesDeliverWhatComputedOnesDeliverThroughAFortnightOfRebuilds() {
+        let kept = Harness(start: "2026-10-20 00:00 UTC")
+        let computed = Harness(start: "2026-10-20 00:00 UTC")
+        for harness in [kept, computed] { harness.scheduler.install(SchedulerTests.schedule(Self.files)) }
+        // A rebuild every 97 minutes (through the change to winter time on the 25th), some with a file changed.
+        var step = 0
+        while kept.clock.now() < TestDate.timestamp("2026-11-03 00:00 UTC") {
+            step += 1
+            var files = Self.files
+            if step % 5 == 0 { files[1] = ("water", "[Trigger]\nEvery=95min\nCount=\(40 + step)\n") }
+            if step % 7 == 0 { files.removeLast() }
+            for harness in [kept, computed] {
+                harness.clock.advance(by: .seconds(97 * 60))
+            }
+            kept.scheduler.install(SchedulerTests.schedule(files), keepingPending: true)
+            computed.scheduler.install(SchedulerTests.schedule(files), keepingPending: false)
+            #expect(kept.scheduler.status().scheduled.map(\.next) == computed.scheduler.status().scheduled.map(\.next))
+        }
+        #expect(kept.delivered == computed.delivered)
+        #expect(kept.delivered.count > 3_000)
+        #expect(kept.log.events(.missed).count == computed.log.events(.missed).count)
+    }
+
+    @Test func aChangedSystemZoneComputesTheOccurrencesAnew() throws {
+        let harness = Harness(start: "2026-12-01 00:00 UTC")
+        var schedule = SchedulerTests.schedule([("standup", "[Trigger]\nOnCalendar=*-*-* 09:55\n")])
+        harness.scheduler.install(schedule)
+        #expect(harness.scheduler.status().scheduled.first.map { Timestamp.iso8601($0.next) } == "2026-12-01T08:55:00Z")
+        schedule.systemZone = try ZoneDatabase.system.rules(named: "Asia/Tokyo")
+        harness.scheduler.install(schedule, keepingPending: true)
+        #expect(harness.scheduler.status().scheduled.first.map { Timestamp.iso8601($0.next) } == "2026-12-01T00:55:00Z")
+    }
+}
