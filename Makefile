@@ -144,8 +144,8 @@ test: deps-test config-modes
 # calendar generator's conversion (ChimeCalendarTests), the completion scripts in their shells (what of
 # ChimeCore runs on several threads, the parallel loading of NotificationSearch and GeneratorOutput, stays in), the
 # documentation and help-text snapshots, chimectl history run in-process (HistoryIntegrationTests runs the binary),
-# the checks of the unit files, ScaleReferenceTests (100,000 notifications), which drives the scheduler from one
-# thread on a manual clock, and DunstDesktopTests: what chimed does there (the desktop backend, focus) runs under the
+# the checks of the unit files, ScaleReferenceTests (100,000 notifications) and PendingReuseTests (a fortnight of
+# rebuilds, twice), which drive the scheduler from one thread on a manual clock, and DunstDesktopTests: what chimed does there (the desktop backend, focus) runs under the
 # sanitizer against the recording server in ChimedDesktopTests, and dunst and Xvfb are not instrumented. What stays:
 # the scheduler, the dispatcher and its timeouts, CommandRunner and the command backend, generators, the webhook
 # backend, the journal and sd_notify wrappers, the desktop backend on D-Bus, and every other test that runs chimed
@@ -157,7 +157,7 @@ TSAN_SKIP = --skip '^ChimeCoreTests\.(CalendarOracleTests|CalendarRobustnessTest
 	--skip '^ChimeCoreTests\.(UnitFileParserTests|UnitFileRobustnessTests|UnitFileWriterTests)/' \
 	--skip '^ChimeControlTests\.(DocumentationTests|HistoryCommandTests)/' \
 	--skip '^ChimeControlTests\.ChimectlTests/helpSnapshots' \
-	--skip '^IntegrationTests\.SystemdFilesTests/' --skip '^ChimeDaemonTests\.ScaleReferenceTests/' \
+	--skip '^IntegrationTests\.SystemdFilesTests/' --skip '^ChimeDaemonTests\.(ScaleReferenceTests|PendingReuseTests)/' \
 	--skip '^DesktopTests\.DunstDesktopTests/'
 
 tsan: deps-test config-modes

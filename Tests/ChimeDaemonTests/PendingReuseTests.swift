@@ -26,18 +26,23 @@ import Testing
         let kept = Harness(start: "2026-10-20 00:00 UTC")
         let computed = Harness(start: "2026-10-20 00:00 UTC")
         for harness in [kept, computed] { harness.scheduler.install(SchedulerTests.schedule(Self.files)) }
-        // A rebuild every 97 minutes (through the change to winter time on the 25th), some with a file changed.
+        // A rebuild every 97 minutes (through the change to winter time on the 25th), some with a file changed or
+        // gone; each variant is read once.
+        var changed = Self.files
+        changed[1] = ("water", "[Trigger]\nEvery=95min\nCount=45\n")
+        let variants = [
+            SchedulerTests.schedule(Self.files), SchedulerTests.schedule(changed),
+            SchedulerTests.schedule(Array(Self.files.dropLast())),
+        ]
         var step = 0
         while kept.clock.now() < TestDate.timestamp("2026-11-03 00:00 UTC") {
             step += 1
-            var files = Self.files
-            if step % 5 == 0 { files[1] = ("water", "[Trigger]\nEvery=95min\nCount=\(40 + step)\n") }
-            if step % 7 == 0 { files.removeLast() }
+            let schedule = variants[step % 5 == 0 ? 1 : step % 7 == 0 ? 2 : 0]
             for harness in [kept, computed] {
                 harness.clock.advance(by: .seconds(97 * 60))
             }
-            kept.scheduler.install(SchedulerTests.schedule(files), keepingPending: true)
-            computed.scheduler.install(SchedulerTests.schedule(files), keepingPending: false)
+            kept.scheduler.install(schedule, keepingPending: true)
+            computed.scheduler.install(schedule, keepingPending: false)
             #expect(kept.scheduler.status().scheduled.map(\.next) == computed.scheduler.status().scheduled.map(\.next))
         }
         #expect(kept.delivered == computed.delivered)
