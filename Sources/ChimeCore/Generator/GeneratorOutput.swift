@@ -33,8 +33,7 @@ public struct GeneratorOutput: Sendable {
     ]
     /// Keys that also take a JSON number, written as the value exactly as the generator printed it.
     static let numericKeys: Set<String> = ["Count", "Badge"]
-    /// Keys that also take a JSON boolean, which becomes `yes` or `no`.
-    static let booleanKeys = NotificationLoader.booleanKeys
+    // Keys that also take a JSON boolean, which becomes `yes` or `no`: NotificationLoader.booleanKeys.
 
     /// Reads the bytes a generator printed on stdout.
     ///
@@ -234,7 +233,7 @@ private struct LineReader {
             return entry(key, member.column, text, column: value.column + 1).map { [$0] } ?? []
         case .number(let text) where GeneratorOutput.numericKeys.contains(key):
             return [entry(key, member.column, text, column: value.column)!]
-        case .bool(let flag) where GeneratorOutput.booleanKeys.contains(key):
+        case .bool(let flag) where NotificationLoader.booleanKeys.contains(key):
             return [entry(key, member.column, flag ? "yes" : "no", column: value.column)!]
         case .array(let elements) where GeneratorOutput.repeatableKeys.contains(key):
             var entries: [UnitFileEntry] = []
@@ -254,7 +253,7 @@ private struct LineReader {
                 ? "a string or an array of strings"
                 : GeneratorOutput.numericKeys.contains(key)
                     ? "a number or a string"
-                    : GeneratorOutput.booleanKeys.contains(key) ? "a boolean or a string" : "a string"
+                    : NotificationLoader.booleanKeys.contains(key) ? "a boolean or a string" : "a string"
             error(value.column, "\"\(key)\" must be \(accepted), not \(value.kind).")
             return []
         }

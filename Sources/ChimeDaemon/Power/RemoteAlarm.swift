@@ -8,14 +8,14 @@ import Foundation
 ///
 /// Requests go out in order, each replacing the last; one that fails is logged, once until one succeeds again.
 final class RemoteAlarm: WallTimer, @unchecked Sendable {
-    private let address: String
+    private let bus: OnDemandBusConnection
     private let log: any EventLog
     /// One request at a time, in order.
     private let requests = DispatchQueue(label: "chime.remote-alarm")
-    private let state = Locked<(armed: Date?, connection: BusConnection?, failing: Bool)>((nil, nil, false))
+    private let state = Locked<(armed: Date?, failing: Bool)>((nil, false))
 
     init(address: String, log: any EventLog) {
-        self.address = address
+        bus = OnDemandBusConnection(address: address, label: "chime.wake")
         self.log = log
     }
 
@@ -39,13 +39,7 @@ final class RemoteAlarm: WallTimer, @unchecked Sendable {
             Task {
                 defer { done.signal() }
                 do {
-                    let connection = try state.withLock { state in
-                        if let connection = state.connection { return connection }
-                        let made = try BusConnection(address: address, label: "chime.wake")
-                        state.connection = made
-                        return made
-                    }
-                    try await connection.call(
+                    try await bus.connection().call(
                         destination: "org.chime.Notifications1", path: WakeService.path,
                         interface: WakeService.interface, member: "SetWakeAlarm",
                         arguments: { try $0.append(.int64(microseconds)) }, reply: { _ in })
@@ -53,7 +47,6 @@ final class RemoteAlarm: WallTimer, @unchecked Sendable {
                 } catch {
                     let first = state.withLock { state in
                         defer { state.failing = true }
-                        if error is SystemdError { state.connection = nil }
                         return !state.failing
                     }
                     guard first else { return }

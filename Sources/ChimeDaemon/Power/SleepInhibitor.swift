@@ -6,13 +6,11 @@ import Foundation
 /// systemd-logind (`Inhibit("sleep", "chime", why, "delay")` on the system bus), which logind honours by waiting,
 /// up to its `InhibitDelayMaxSec=`, before a suspend until every such inhibitor's descriptor is closed.
 final class SleepInhibitor: @unchecked Sendable {
-    private let address: String
+    private let bus: OnDemandBusConnection
     private let log: any EventLog
-    /// One connection for all holds, made at the first.
-    private let connection = Locked<BusConnection?>(nil)
 
     init(address: String, log: any EventLog) {
-        self.address = address
+        bus = OnDemandBusConnection(address: address, label: "chime.inhibit")
         self.log = log
     }
 
@@ -22,17 +20,10 @@ final class SleepInhibitor: @unchecked Sendable {
     func hold(_ why: String) -> @Sendable () -> Void {
         let held = Locked<(descriptor: Int32?, released: Bool)>((nil, false))
         let log = self.log
-        let address = self.address
-        let connection = self.connection
+        let bus = self.bus
         Task {
             do {
-                let bus = try connection.withLock { bus in
-                    if let bus { return bus }
-                    let made = try BusConnection(address: address, label: "chime.inhibit")
-                    bus = made
-                    return made
-                }
-                let descriptor = try await bus.call(
+                let descriptor = try await bus.connection().call(
                     destination: "org.freedesktop.login1", path: "/org/freedesktop/login1",
                     interface: "org.freedesktop.login1.Manager", member: "Inhibit",
                     arguments: { writer in

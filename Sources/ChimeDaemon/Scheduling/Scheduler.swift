@@ -391,8 +391,8 @@ public final class Scheduler: @unchecked Sendable {
         inFlight.withLock { $0[id, default: 0] += 1 }
         let finished = pinnedDeliveryFinished
         dispatcher.dispatch(delivery) {
-            awake?()
             store.recordFinished(id, at: fireTime)
+            awake?()
             inFlight.withLock { counts in
                 counts[id] = counts[id].flatMap { $0 > 1 ? $0 - 1 : nil }
             }
