@@ -124,11 +124,18 @@ run: build config-modes
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests fuzzing/Sources fuzzing/Package.swift
 
-# One test at a time: many integration tests wait for a real chimed, dbus-daemon or HTTP server synchronously, and
-# on two cores two of them occupy both threads of Swift's cooperative pool, starving the async deliveries of every
-# other test running beside them (seen as drains timing out after 35 s). In sequence the suite takes 3½ minutes,
-# mostly waiting: tools/test-passes builds the fuzzers (and runs their smoke run) and the sanitizer's build behind
-# it, then runs the sanitizer's pass.
+# Most tests wait (for a real chimed, dbus-daemon, HTTP server or container), so each pass deals its suites out to
+# TEST_WORKERS test processes (tools/test-shards), each running its share one test at a time: within one process,
+# tests run side by side would each hold one of the two threads of Swift's cooperative pool while they wait,
+# starving the async deliveries of the rest. TEST_ALONE run first with nothing beside them: two step the wall clock,
+# which every other test's chimed would see, the end-to-end test steps it inside its container, and the soak measures
+# lateness. tools/suite-seconds.* hold each suite's seconds from a run, to deal them out evenly (tools/test-shards
+# --weigh LOG rewrites them). tools/test-passes builds the fuzzers (and runs their smoke run) and the sanitizer's
+# build behind the normal pass, then runs the sanitizer's pass.
+TEST_WORKERS = 4
+TEST_ALONE = ChimedClockChangeTests ClockChangeMonitorTests SystemdE2ETests SoakTests
+export TEST_WORKERS TEST_ALONE
+
 test: deps-test config-modes
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_FLAGS)
 	$(MAKE) --no-print-directory lint
