@@ -3,8 +3,9 @@ import ChimeCore
 import Foundation
 
 /// Rebuilds the whole schedule — at start, on `SIGHUP`, on a clock or zone change, when `chimectl` asks — and never
-/// patches it: chimed.conf and every source are loaded again off the scheduler's queue, the configuration is
-/// applied, and the new schedule is installed in one step on the queue.
+/// patches it: chimed.conf and every source are loaded again off the scheduler's queue, and so is the new schedule
+/// prepared from the installed one (`PreparedSchedule`), which deliveries go on from meanwhile; then the
+/// configuration is applied and the new schedule swapped in, in one step on the queue.
 ///
 /// Requests that come while a load runs collapse into one more rebuild after it. `RELOADING=1` goes out before a
 /// rebuild (not the first), `READY=1` after each (`ScheduleReporter`). Used on the scheduler's queue only.
@@ -91,6 +92,10 @@ final class ScheduleRebuilder: @unchecked Sendable {
         let wakeSystemRefusal = self.wakeSystemRefusal
         let keepingPending = !timeChangedSinceLoad
         timeChangedSinceLoad = false
+        // The first install delivers what was missed while chimed was down, which it does on the queue.
+        let scheduler = self.scheduler
+        // Taken out by the load, so that the replaced schedule's storage is freed there, not on the queue.
+        let lent = Locked(scheduler.isInstalled ? scheduler.basis(keepingPending: keepingPending) : nil)
         loadQueue.async {
             let started = clock.now()
             let zone = LocalZone.resolve(tz: environment["TZ"])
@@ -106,6 +111,13 @@ final class ScheduleRebuilder: @unchecked Sendable {
             loader.knownBackends = configuration.backendNames
             loader.wakeSystemRefusal = wakeSystemRefusal
             let result = Result { () throws(ScheduleLoadError) in try loader.load(systemZone: zone) }
+            let basis = lent.withLock { lent in lent.take() }
+            let prepared = (try? result.get()).flatMap { loaded in
+                basis.map { basis in
+                    PreparedSchedule(
+                        loaded, basis: basis, now: clock.now().epochMicroseconds, history: { basis.histories.read($0) })
+                }
+            }
             // Named by some notification's Deliver=; the defaults are added where they are known, on the queue.
             var named = Set<String>()
             for entry in (try? result.get())?.notifications ?? [] {
@@ -115,7 +127,8 @@ final class ScheduleRebuilder: @unchecked Sendable {
             self.queue.async {
                 self.apply(configuration, namedBackends: namedBackends)
                 self.applyFocus(configuration.focus, quietSwitch: quietSwitch, systemZone: zone)
-                self.finish(result, reason: reason, started: started, keepingPending: keepingPending)
+                self.finish(
+                    result, prepared: prepared, reason: reason, started: started, keepingPending: keepingPending)
             }
         }
     }
@@ -179,7 +192,8 @@ final class ScheduleRebuilder: @unchecked Sendable {
     }
 
     private func finish(
-        _ result: Result<LoadedSchedule, ScheduleLoadError>, reason: String, started: Date, keepingPending: Bool
+        _ result: Result<LoadedSchedule, ScheduleLoadError>, prepared: PreparedSchedule?, reason: String,
+        started: Date, keepingPending: Bool
     ) {
         isRebuilding = false
         facts.lastLoadStarted = started
@@ -188,7 +202,12 @@ final class ScheduleRebuilder: @unchecked Sendable {
         switch result {
         case .success(let loaded):
             badge.takeStoredAndRequested(isFirstRebuild: first)
-            scheduler.install(loaded, keepingPending: keepingPending)
+            if let prepared {
+                let replaced = scheduler.commit(prepared)
+                loadQueue.async { withExtendedLifetime(replaced) {} }
+            } else {
+                scheduler.install(loaded, keepingPending: keepingPending)
+            }
             let acknowledged = AcknowledgementRequests(stateDirectory: options.stateDirectory).take()
             if !acknowledged.isEmpty { scheduler.acknowledge(acknowledged, by: "chimectl ack") }
             generatorReuse = GeneratorReuse(loaded)
@@ -208,6 +227,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
                         ("CHIME_ERRORS", String(loaded.filesWithErrors)),
                     ]))
         case .failure(let error):
+            scheduler.abandonBasis()
             facts.lastError = error.message
             log.record(
                 DaemonEvent(

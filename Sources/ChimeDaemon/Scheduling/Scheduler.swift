@@ -51,10 +51,18 @@ public final class Scheduler: @unchecked Sendable {
     private var coalesces = false
 
     private(set) var entries: [Entry] = []
+    /// Counts the changes of `entries`: a schedule prepared from them before another change is prepared again.
+    private var generation = 0
+    /// Whether a rebuild is preparing a schedule from a `basis`; what is handled meanwhile, by entry, is noted in
+    /// `handledWhilePreparing` (the instant each continues after), to be left out after the commit (`staleThrough`).
+    private var preparing = false
+    private var handledWhilePreparing: [Int: Int64] = [:]
+    private var staleThrough: [Int: Int64] = [:]
     private var queue = OccurrenceQueue()
     private var systemZone: ZoneRules = .utc
     /// Per notification id: first sighting and last occurrence handled. Kept across rebuilds.
-    public private(set) var histories: [String: DeliveryHistory] = [:]
+    let historyTable: HistoryTable
+    public var histories: [String: DeliveryHistory] { historyTable.all }
     /// Every occurrence at or before this instant (µs) has been handled.
     private var processedThrough: Int64?
     private var reportedSkips: Set<String> = []
@@ -116,10 +124,13 @@ public final class Scheduler: @unchecked Sendable {
             repeats.insert(.init(id: kept.id, due: kept.due, number: kept.number, fireTime: kept.fireTime))
         }
         let (stored, problems) = store.load()
-        histories = stored
+        historyTable = HistoryTable(stored)
         for problem in problems { log.record(DaemonEvent(.stateError, problem, priority: .warning)) }
         timer.setHandler { [weak self] in self?.timerFired() }
     }
+
+    /// Whether a schedule was installed (the first install delivers what was missed while chimed was down).
+    var isInstalled: Bool { processedThrough != nil }
 
     /// How many notifications have a next occurrence.
     public var scheduledCount: Int { queue.count }
@@ -137,105 +148,77 @@ public final class Scheduler: @unchecked Sendable {
         )
     }
 
-    /// Replaces the whole schedule with `loaded` and re-arms.
-    ///
-    /// A notification already scheduled with the same trigger continues from where the previous schedule left
-    /// off, so an occurrence that fell due while the rebuild was loading is still delivered. At start, one known
-    /// from the stored history continues from its last handled occurrence: what fell due while the daemon was down
-    /// is missed, or caught up once with `Persistent=yes`. Any other (new, edited, or re-added) starts from now,
-    /// so a date already past is never delivered (it is logged as skipped).
+    /// Replaces the whole schedule with `loaded` and re-arms, all on the queue: what a rebuild does in three steps
+    /// (`basis`, `PreparedSchedule`, `commit`), which say what continues from where.
     ///
     /// - Parameter keepingPending: an unchanged notification keeps its pending occurrence as it was, which is what
     ///   computing it again would give (the first after the last one handled) unless a zone's rules changed; so
     ///   not after a change of the clock or the zone. A rebuild of 100,000 then costs the timer's queue look-ups,
     ///   not 100,000 calendar searches.
     public func install(_ loaded: LoadedSchedule, keepingPending: Bool = true) {
-        let now = clock.now().epochMicroseconds
-        // Triggers as they were, by id: an unchanged notification resumes where it was, a changed one starts anew.
-        var previousEntries = PreviousEntries(entries)
-        let isFirstInstall = processedThrough == nil
-        let resumeFrom = processedThrough ?? now
-        var kept = keepingPending && !isFirstInstall ? PendingOccurrences(queue, entries: entries.count) : nil
-        if kept != nil && !loaded.systemZone.hasSameRules(as: systemZone) { kept = nil }
-        systemZone = loaded.systemZone
-        entries = loaded.notifications
-        coalesces = false
-        wakeDue = [:]
-        var items: [OccurrenceQueue.Item] = []
-        items.reserveCapacity(entries.count)
-        // Seen for the first time now: recorded in one go (a generator may have added a million).
-        var firstSeen: [String] = []
-        // Room for every id at once when they are new (a first start), and nothing more when they are known (a
-        // rebuild): reserving for the sum would double the table at every rebuild of the same million.
-        histories.reserveCapacity(entries.count)
-        // Read in place, through the buffer: copying a notification out (as `for entry in entries` does) retains
-        // and releases every string it holds, a sixth of the install of a million in a profile.
-        func installLoop(
-            _ installed: UnsafeBufferPointer<LoadedNotification>, _ before: UnsafeBufferPointer<LoadedNotification>
-        ) {
-            for index in installed.indices {
-                guard installed[index].notification.isEnabled else { continue }
-                let id = installed[index].notification.id
-                let timing = installed[index].notification.timing
-                if timing.accuracy > 0 { coalesces = true }
-                // How long after an occurrence its delivery may still come: until then it is pending, not missed.
-                let window = timing.randomizedDelay + timing.accuracy
-                var after: Int64
-                let previous = previousEntries.position(of: id, installedAt: index)
-                if let previous, before[previous].notification.trigger == installed[index].notification.trigger,
-                    before[previous].notification.timing == timing
-                {
-                    if let pending = kept?.pending(
-                        of: previous, was: before[previous].notification.trigger,
-                        now: installed[index].notification.trigger)
-                    {
-                        let item = OccurrenceQueue.Item(fireTime: pending.fireTime, due: pending.due, entry: index)
-                        if timing.wakesSystem { wakeDue[index] = item.due }
-                        items.append(item)
-                        continue
-                    }
-                    // An occurrence handled already is after the history's last one; one whose delayed delivery
-                    // is still to come is within the window.
-                    after = min(resumeFrom, now) - window
-                } else if isFirstInstall, let history = histories[id] {
-                    // Known from before a restart: whatever fell due while the daemon was down was missed, however
-                    // short the gap, unless its delivery's window is still open.
-                    after = min((history.lastOccurrence ?? history.firstSeen).epochMicroseconds, now)
-                    if let overdue = nextOccurrence(of: installed[index].notification, afterMicroseconds: after),
-                        overdue <= now - window
-                    {
-                        after = handleMissed(installed[index], first: overdue, now: now, through: now - window)
-                    }
-                } else {
-                    // New, re-added or edited: nothing before now fires. A re-added one keeps its first sighting
-                    // (the anchor of Every= and Count=).
-                    if histories[id] == nil {
-                        histories[id] = DeliveryHistory(firstSeen: Date(epochMicroseconds: now))
-                        firstSeen.append(id)
-                    }
-                    reportPastInstants(of: installed[index], now: now)
-                    after = now
-                }
-                if let next = nextOccurrence(of: installed[index].notification, afterMicroseconds: after) {
-                    let item = pendingItem(installed[index].notification, fireTime: next, entry: index)
-                    if timing.wakesSystem { wakeDue[index] = item.due }
-                    items.append(item)
-                }
-            }
+        let basis = basis(keepingPending: keepingPending)
+        let historyTable = self.historyTable
+        let prepared = PreparedSchedule(
+            loaded, basis: basis, now: clock.now().epochMicroseconds, history: { historyTable[$0] },
+            overdue: { entry, first, now, through in self.handleMissed(entry, first: first, now: now, through: through)
+            })
+        commit(prepared)
+    }
+
+    /// The installed schedule as it stands, for a rebuild to prepare its replacement from (`PreparedSchedule`) on
+    /// another thread; until `commit`, what is handled meanwhile is noted, so that it is not handled again after.
+    func basis(keepingPending: Bool) -> PreparedSchedule.Basis {
+        preparing = true
+        // What the replaced schedule still had pending but handled already stays handled.
+        handledWhilePreparing = staleThrough
+        return PreparedSchedule.Basis(
+            generation: generation, entries: entries, queue: queue, systemZone: systemZone,
+            processedThrough: processedThrough, keepingPending: keepingPending, delaySeeds: delaySeeds,
+            histories: historyTable, reportedSkips: reportedSkips, pinnedSource: pinnedSource,
+            listedSource: listedSource)
+    }
+
+    /// A load that failed: nothing will be committed.
+    func abandonBasis() {
+        preparing = false
+        handledWhilePreparing = [:]
+    }
+
+    /// Replaces the whole schedule with `prepared` and re-arms, in a step that does not grow with the schedule
+    /// unless its entries changed since its basis (a request placed or withdrawn, the clock set): then it is
+    /// prepared again here. Returns the schedule replaced, to be freed off the queue.
+    @discardableResult
+    func commit(_ prepared: PreparedSchedule) -> ReplacedSchedule {
+        guard prepared.generation == generation else {
+            let replaced = ReplacedSchedule(entries: entries, queue: queue)
+            install(prepared.loaded, keepingPending: prepared.keepingPending)
+            return replaced
         }
-        // The entries before, read in place too: their triggers, copied out to be compared, were a tenth of the
-        // samples of rebuilds of 100,000 in a profile (copies, retains and releases).
-        let previousArray = previousEntries.entries
-        loaded.notifications.withUnsafeBufferPointer { installed in
-            previousArray.withUnsafeBufferPointer { before in installLoop(installed, before) }
+        let replaced = ReplacedSchedule(entries: entries, queue: queue)
+        generation += 1
+        systemZone = prepared.loaded.systemZone
+        entries = prepared.loaded.notifications
+        queue = prepared.queue
+        wakeDue = prepared.wakeDue
+        coalesces = prepared.coalesces
+        // An occurrence the replaced schedule handled while this one was prepared is not handled again.
+        staleThrough = [:]
+        for (previous, through) in handledWhilePreparing where previous < prepared.newIndex.count {
+            let index = Int(prepared.newIndex[previous])
+            if index >= 0 { staleThrough[index] = through }
         }
-        queue = OccurrenceQueue(items)
-        if !firstSeen.isEmpty { store.recordFirstSeen(firstSeen, at: Date(epochMicroseconds: now)) }
+        abandonBasis()
+        let now = Date(epochMicroseconds: prepared.now)
+        if !prepared.firstSeen.isEmpty {
+            historyTable.recordFirstSeen(prepared.firstSeen, at: now)
+            store.recordFirstSeen(prepared.firstSeen, at: now)
+        }
+        for index in prepared.pastInstants { reportPastInstants(of: entries[index], now: prepared.now) }
         retired = []
-        if let pinnedSource {
-            pinned = Set(entries.indices.filter { pinnedSource(entries[$0].source) })
-            pinnedIDs = Dictionary(pinned.map { (entries[$0].notification.id, $0) }) { first, _ in first }
-            listed = listedSource.map { isListed in pinned.filter { isListed(entries[$0].source) } } ?? pinned
+        if let pinned = prepared.pinned {
+            self.pinned = pinned
+            pinnedIDs = prepared.pinnedIDs
+            listed = prepared.listed
         }
         if !snoozes.isEmpty {
             if snoozes.keepOnly(Set(entries.filter(\.notification.isEnabled).map(\.notification.id))) { saveSnoozes() }
@@ -244,11 +227,12 @@ public final class Scheduler: @unchecked Sendable {
             let repeating = entries.filter { $0.notification.isEnabled && !$0.notification.repeats.isEmpty }
             if repeats.keepOnly(Set(repeating.map(\.notification.id))) { saveRepeats() }
         }
-        if isFirstInstall { redeliverInterrupted(loaded) }
-        if processedThrough == nil { processedThrough = now }
+        if prepared.isFirstInstall { redeliverInterrupted(prepared.loaded) }
+        if processedThrough == nil { processedThrough = prepared.now }
         // New first sightings are on disk before the timer is armed; the snapshot is rewritten only now and then.
-        stateWriter.flushOrCompact(histories)
+        stateWriter.flushOrCompact(historyTable.all)
         rearm()
+        return replaced
     }
 
     /// Puts one notification of a pinned source (an application's request) into the schedule at once, replacing
@@ -261,6 +245,7 @@ public final class Scheduler: @unchecked Sendable {
         let now = clock.now().epochMicroseconds
         let id = loaded.notification.id
         if let previous = pinnedIDs[id] { retire(previous) }
+        generation += 1
         let index = entries.count
         entries.append(loaded)
         pinned.insert(index)
@@ -270,8 +255,8 @@ public final class Scheduler: @unchecked Sendable {
             rearm()
             return nil
         }
-        if histories[id] == nil {
-            histories[id] = DeliveryHistory(firstSeen: Date(epochMicroseconds: now))
+        if historyTable[id] == nil {
+            historyTable.recordFirstSeen([id], at: Date(epochMicroseconds: now))
             store.recordFirstSeen([id], at: Date(epochMicroseconds: now))
         }
         reportPastInstants(of: loaded, now: now)
@@ -304,6 +289,7 @@ public final class Scheduler: @unchecked Sendable {
     }
 
     private func retire(_ index: Int) {
+        generation += 1
         queue.remove(entry: index)
         wakeDue[index] = nil
         pinned.remove(index)
@@ -329,6 +315,8 @@ public final class Scheduler: @unchecked Sendable {
         listed = Set(listed.map { newIndex[$0] })
         pinnedIDs = pinnedIDs.mapValues { newIndex[$0] }
         wakeDue = Dictionary(uniqueKeysWithValues: wakeDue.map { (newIndex[$0.key], $0.value) })
+        staleThrough = Dictionary(
+            uniqueKeysWithValues: staleThrough.compactMap { newIndex[$0.key] < 0 ? nil : (newIndex[$0.key], $0.value) })
         retired = []
     }
 
@@ -345,13 +333,19 @@ public final class Scheduler: @unchecked Sendable {
             // Missed once the end of its window is past by the threshold: not for waiting to share a wake-up, nor
             // for a delay that a restart drew anew.
             let windowEnd = top.fireTime + timing.randomizedDelay + timing.accuracy
-            if MissedOccurrences.isMissed(fireTime: windowEnd, now: now, threshold: missedThreshold) {
+            if !staleThrough.isEmpty, let handled = staleThrough.removeValue(forKey: top.entry),
+                top.fireTime <= handled
+            {
+                // Handled already, by the schedule this one replaced while it was prepared.
+                resumeAfter = handled
+            } else if MissedOccurrences.isMissed(fireTime: windowEnd, now: now, threshold: missedThreshold) {
                 resumeAfter = handleMissed(entry, first: top.fireTime, now: now)
             } else {
                 let fireTime = Date(epochMicroseconds: top.fireTime)
-                histories[notification.id]?.lastOccurrence = fireTime
+                historyTable.setLastOccurrence(of: notification.id, to: fireTime)
                 deliver(Delivery(notification: notification, fireTime: fireTime))
             }
+            if preparing { handledWhilePreparing[top.entry] = resumeAfter }
             if let next = nextOccurrence(of: notification, afterMicroseconds: resumeAfter) {
                 let item = pendingItem(notification, fireTime: next, entry: top.entry)
                 queue.insert(item)
@@ -426,7 +420,7 @@ public final class Scheduler: @unchecked Sendable {
 
     /// Writes the whole state (at shutdown).
     public func saveState() {
-        stateWriter.compactOrFlush(histories)
+        stateWriter.compactOrFlush(historyTable.all)
     }
 
     /// The wall clock was set (NTP step, manual change, resume): occurrences jumped over count as missed; after
@@ -437,6 +431,8 @@ public final class Scheduler: @unchecked Sendable {
             DaemonEvent(
                 .clockChanged, "The system clock changed; now \(Timestamp.iso8601(now, fraction: .microseconds)).",
                 fields: [("CHIME_NOW", Timestamp.iso8601(now, fraction: .microseconds))]))
+        // A schedule prepared before the change is prepared again.
+        generation += 1
         if let processed = processedThrough, now.epochMicroseconds < processed {
             // Backward: resume from the new now, but never before what was already handled (the histories see to
             // that), so occurrences between the new now and the old one are neither repeated nor lost.
@@ -452,7 +448,7 @@ public final class Scheduler: @unchecked Sendable {
         let firstDate = Date(epochMicroseconds: first)
         let through = through ?? now
         let missed =
-            histories[notification.id].map { history in
+            historyTable[notification.id].map { history in
                 MissedOccurrences.collapsing(
                     notification.trigger, from: firstDate, through: Date(epochMicroseconds: through),
                     history: history, systemZone: systemZone)
@@ -462,7 +458,7 @@ public final class Scheduler: @unchecked Sendable {
         let count = missed.count
         let lastDate = missed.last
         let last = lastDate.epochMicroseconds
-        histories[notification.id]?.lastOccurrence = lastDate
+        historyTable.setLastOccurrence(of: notification.id, to: lastDate)
         if !missed.deliversLate { store.recordSkipped(notification.id, at: lastDate) }
         let fields: [(name: String, value: String)] = [
             ("CHIME_ID", notification.id), ("CHIME_TITLE", notification.title),
@@ -504,14 +500,11 @@ public final class Scheduler: @unchecked Sendable {
     /// The queue's item for the occurrence at `fireTime`: due that much later as its randomized delay says.
     private func pendingItem(_ notification: ScheduledNotification, fireTime: Int64, entry: Int) -> OccurrenceQueue.Item
     {
-        let timing = notification.timing
-        guard timing.randomizedDelay > 0 else { return .init(fireTime: fireTime, entry: entry) }
-        let delay = timing.delay(id: notification.id, fireTime: fireTime, seeds: delaySeeds)
-        return .init(fireTime: fireTime, due: fireTime + delay, entry: entry)
+        PreparedSchedule.pendingItem(notification, fireTime: fireTime, entry: entry, seeds: delaySeeds)
     }
 
     private func nextOccurrence(of notification: ScheduledNotification, afterMicroseconds after: Int64) -> Int64? {
-        guard let history = histories[notification.id] else { return nil }
+        guard let history = historyTable[notification.id] else { return nil }
         return notification.trigger.nextOccurrence(
             after: Date(epochMicroseconds: after), history: history, systemZone: systemZone)?.epochMicroseconds
     }

@@ -1,0 +1,40 @@
+import ChimeCore
+import Foundation
+
+/// Each notification's delivery history, by id: written on the scheduler's queue only, and read there and by the
+/// preparation of a rebuild on another thread (`PreparedSchedule`), which must not stop deliveries while it reads.
+///
+/// A lock guards the writes and the other thread's reads; the queue, the only writer, reads without it. A copy of
+/// the table for the other thread would be copied again, whole, by the first delivery that wrote to it.
+final class HistoryTable: @unchecked Sendable {
+    private let lock = NSLock()
+    private var histories: [String: DeliveryHistory]
+
+    init(_ histories: [String: DeliveryHistory]) {
+        self.histories = histories
+    }
+
+    /// On the scheduler's queue.
+    subscript(id: String) -> DeliveryHistory? { histories[id] }
+
+    /// On the scheduler's queue: the whole table (to write a snapshot of the state).
+    var all: [String: DeliveryHistory] { histories }
+
+    /// From another thread, while the queue may be writing.
+    func read(_ id: String) -> DeliveryHistory? {
+        lock.withLock { histories[id] }
+    }
+
+    /// On the scheduler's queue.
+    func setLastOccurrence(of id: String, to occurrence: Date) {
+        lock.withLock { histories[id]?.lastOccurrence = occurrence }
+    }
+
+    /// On the scheduler's queue: `ids` first seen at `date`, where they are not known yet.
+    func recordFirstSeen(_ ids: [String], at date: Date) {
+        lock.withLock {
+            histories.reserveCapacity(histories.count + ids.count)
+            for id in ids where histories[id] == nil { histories[id] = DeliveryHistory(firstSeen: date) }
+        }
+    }
+}

@@ -1,0 +1,187 @@
+import ChimeCore
+import Foundation
+
+/// A loaded schedule made ready to replace the installed one: each notification's pending occurrence found and the
+/// queue ordered, the pinned and listed entries picked out. A rebuild prepares it off the scheduler's queue, from
+/// the installed schedule as it stood (`Scheduler.basis`), so that deliveries go on meanwhile; `Scheduler.commit`
+/// then swaps it in, in a step that does not grow with the schedule.
+struct PreparedSchedule: Sendable {
+    /// The installed schedule as it stood, taken on the scheduler's queue.
+    struct Basis: Sendable {
+        /// The scheduler's count of changes to its entries: a basis from before another change is not committed.
+        var generation: Int
+        var entries: [LoadedNotification]
+        var queue: OccurrenceQueue
+        var systemZone: ZoneRules
+        /// `nil` before the first install.
+        var processedThrough: Int64?
+        var keepingPending: Bool
+        var delaySeeds: DelaySeeds
+        var histories: HistoryTable
+        var reportedSkips: Set<String>
+        var pinnedSource: (@Sendable (String) -> Bool)?
+        var listedSource: (@Sendable (String) -> Bool)?
+    }
+
+    var loaded: LoadedSchedule
+    var generation: Int
+    var keepingPending: Bool
+    var isFirstInstall: Bool
+    /// The instant it was prepared at: new notifications start from it.
+    var now: Int64
+    var queue: OccurrenceQueue
+    /// The due times of the `WakeSystem=yes` entries' pending occurrences.
+    var wakeDue: [Int: Int64] = [:]
+    var coalesces = false
+    /// Ids seen for the first time, at `now`.
+    var firstSeen: [String] = []
+    /// New or changed entries with a one-shot instant already past, not reported yet.
+    var pastInstants: [Int] = []
+    /// For each entry of the basis, its index in this schedule, or -1.
+    var newIndex: [Int32]
+    var pinned: Set<Int>?
+    var pinnedIDs: [String: Int] = [:]
+    var listed: Set<Int> = []
+
+    /// Prepares `loaded` to replace `basis`.
+    ///
+    /// A notification already scheduled with the same trigger continues from where the previous schedule left off,
+    /// so an occurrence that fell due while the rebuild was loading is still delivered; with `keepingPending`, its
+    /// pending occurrence is taken as it was, which is what computing it again would give unless a zone's rules
+    /// changed. At the first install, one known from the stored history continues from its last handled occurrence,
+    /// and what fell due since goes to `overdue` (on the scheduler's queue), which returns the instant to continue
+    /// after. Any other (new, edited, or re-added) starts from `now`, so a date already past is never delivered.
+    /// - Parameter history: an id's history as the thread preparing may read it (`HistoryTable`).
+    init(
+        _ loaded: LoadedSchedule, basis: Basis, now: Int64, history: (String) -> DeliveryHistory?,
+        overdue: ((LoadedNotification, _ first: Int64, _ now: Int64, _ through: Int64) -> Int64)? = nil
+    ) {
+        self.loaded = loaded
+        generation = basis.generation
+        keepingPending = basis.keepingPending
+        isFirstInstall = basis.processedThrough == nil
+        self.now = now
+        newIndex = [Int32](repeating: -1, count: basis.entries.count)
+        let resumeFrom = basis.processedThrough ?? now
+        var previousEntries = PreviousEntries(basis.entries)
+        var kept =
+            basis.keepingPending && !isFirstInstall
+            ? PendingOccurrences(basis.queue, entries: basis.entries.count) : nil
+        if kept != nil && !loaded.systemZone.hasSameRules(as: basis.systemZone) { kept = nil }
+        let systemZone = loaded.systemZone
+        let seeds = basis.delaySeeds
+        var items: [OccurrenceQueue.Item] = []
+        items.reserveCapacity(loaded.notifications.count)
+        let isFirstInstall = self.isFirstInstall
+        var firstSeen: [String] = []
+        var pastInstants: [Int] = []
+        var wakeDue: [Int: Int64] = [:]
+        var coalesces = false
+        var newIndex = self.newIndex
+        let fresh = DeliveryHistory(firstSeen: Date(epochMicroseconds: now))
+
+        func next(_ notification: borrowing ScheduledNotification, after: Int64, history: DeliveryHistory) -> Int64? {
+            notification.trigger.nextOccurrence(
+                after: Date(epochMicroseconds: after), history: history, systemZone: systemZone)?.epochMicroseconds
+        }
+        // Read in place, through the buffers: copying a notification out (as `for entry in entries` does) retains and
+        // releases every string it holds, a sixth of the install of a million in a profile; the triggers before,
+        // copied out to be compared, were a tenth of the samples of rebuilds of 100,000.
+        func prepareLoop(
+            _ installed: UnsafeBufferPointer<LoadedNotification>, _ before: UnsafeBufferPointer<LoadedNotification>
+        ) {
+            for index in installed.indices {
+                let id = installed[index].notification.id
+                let previous = previousEntries.position(of: id, installedAt: index)
+                if let previous { newIndex[previous] = Int32(index) }
+                guard installed[index].notification.isEnabled else { continue }
+                let timing = installed[index].notification.timing
+                if timing.accuracy > 0 { coalesces = true }
+                // How long after an occurrence its delivery may still come: until then it is pending, not missed.
+                let window = timing.randomizedDelay + timing.accuracy
+                var after: Int64
+                var known: DeliveryHistory?
+                if let previous, before[previous].notification.trigger == installed[index].notification.trigger,
+                    before[previous].notification.timing == timing
+                {
+                    if let pending = kept?.pending(
+                        of: previous, was: before[previous].notification.trigger,
+                        now: installed[index].notification.trigger)
+                    {
+                        let item = OccurrenceQueue.Item(fireTime: pending.fireTime, due: pending.due, entry: index)
+                        if timing.wakesSystem { wakeDue[index] = item.due }
+                        items.append(item)
+                        continue
+                    }
+                    // An occurrence handled already is after the history's last one; one whose delayed delivery is
+                    // still to come is within the window.
+                    after = min(resumeFrom, now) - window
+                    known = history(id)
+                } else if isFirstInstall, let stored = history(id) {
+                    known = stored
+                    // Known from before a restart: whatever fell due while the daemon was down was missed, however
+                    // short the gap, unless its delivery's window is still open.
+                    after = min((stored.lastOccurrence ?? stored.firstSeen).epochMicroseconds, now)
+                    if let overdue, let first = next(installed[index].notification, after: after, history: stored),
+                        first <= now - window
+                    {
+                        after = overdue(installed[index], first, now, now - window)
+                        known = history(id)
+                    }
+                } else {
+                    // New, re-added or edited: nothing before now fires. A re-added one keeps its first sighting
+                    // (the anchor of Every= and Count=).
+                    known = history(id)
+                    if known == nil {
+                        known = fresh
+                        firstSeen.append(id)
+                    }
+                    if installed[index].notification.trigger.instants.contains(where: { $0.epochMicroseconds <= now }),
+                        !basis.reportedSkips.contains(id)
+                    {
+                        pastInstants.append(index)
+                    }
+                    after = now
+                }
+                guard let known, let fireTime = next(installed[index].notification, after: after, history: known)
+                else { continue }
+                let item = Self.pendingItem(
+                    installed[index].notification, fireTime: fireTime, entry: index, seeds: seeds)
+                if timing.wakesSystem { wakeDue[index] = item.due }
+                items.append(item)
+            }
+        }
+        loaded.notifications.withUnsafeBufferPointer { installed in
+            basis.entries.withUnsafeBufferPointer { before in prepareLoop(installed, before) }
+        }
+        queue = OccurrenceQueue(items)
+        self.wakeDue = wakeDue
+        self.coalesces = coalesces
+        self.firstSeen = firstSeen
+        self.pastInstants = pastInstants
+        self.newIndex = newIndex
+        if let pinnedSource = basis.pinnedSource {
+            let entries = loaded.notifications
+            let pinned = Set(entries.indices.filter { pinnedSource(entries[$0].source) })
+            self.pinned = pinned
+            pinnedIDs = Dictionary(pinned.map { (entries[$0].notification.id, $0) }) { first, _ in first }
+            listed = basis.listedSource.map { isListed in pinned.filter { isListed(entries[$0].source) } } ?? pinned
+        }
+    }
+
+    /// The queue's item for the occurrence at `fireTime`: due that much later as its randomized delay says.
+    static func pendingItem(
+        _ notification: borrowing ScheduledNotification, fireTime: Int64, entry: Int, seeds: DelaySeeds
+    ) -> OccurrenceQueue.Item {
+        let timing = notification.timing
+        guard timing.randomizedDelay > 0 else { return .init(fireTime: fireTime, entry: entry) }
+        let delay = timing.delay(id: notification.id, fireTime: fireTime, seeds: seeds)
+        return .init(fireTime: fireTime, due: fireTime + delay, entry: entry)
+    }
+}
+
+/// A schedule a commit replaced: freeing a million notifications takes long enough to be done off the queue.
+struct ReplacedSchedule: Sendable {
+    let entries: [LoadedNotification]
+    let queue: OccurrenceQueue
+}
