@@ -244,15 +244,13 @@ final class ApplicationInterface: @unchecked Sendable {
             return
         }
         let limit = rebuilder.configuration.maximumRequestsPerApp
-        var pending = pendingIDs(of: appID)
-        if pending.count >= limit && !pending.contains(id) {
-            // Requests that fired for the last time have left since they were counted: count again.
-            pending = pendingIDs(of: appID, reading: true)
-        }
-        if pending.count >= limit && !pending.contains(id) {
+        // Requests that fired for the last time have left since they were counted: when full, count again.
+        if let full = pendingCount(of: appID, beyond: limit, adding: id)
+            .flatMap({ _ in pendingCount(of: appID, beyond: limit, adding: id, reading: true) })
+        {
             call.reply(
                 error: Failure.limitExceeded.name,
-                "\(appID) has \(InputLimits.grouped(pending.count)) requests pending, the most chimed takes from one "
+                "\(appID) has \(InputLimits.grouped(full)) requests pending, the most chimed takes from one "
                     + "application (MaxRequestsPerApp=\(limit) in chimed.conf); remove some first.")
             return
         }
@@ -287,6 +285,8 @@ final class ApplicationInterface: @unchecked Sendable {
             return
         }
         var placed = answer
+        // A request placed anew changes no listed entry; one that replaces another may.
+        let isNew = !scheduler.isPinned(scheduleID)
         if next == nil {
             scheduler.withdraw([scheduleID])
         } else if let date = scheduler.place(
@@ -294,8 +294,19 @@ final class ApplicationInterface: @unchecked Sendable {
         {
             // The schedule's own answer: a request added again keeps its first sighting (Every='s anchor).
             placed = date.epochMicroseconds
+            if isNew {
+                reporter.requestPlaced(due: date) { [placed] in call.reply { try $0.append(.int64(placed)) } }
+                return
+            }
         }
         reporter.requestsChanged { [placed] in call.reply { try $0.append(.int64(placed)) } }
+    }
+
+    /// How many requests `appID` has pending when adding `id` would take it past `limit`, else nil. The set is read
+    /// in place: a copy kept while `add` inserts into it would copy it whole at every call.
+    private func pendingCount(of appID: String, beyond limit: Int, adding id: String, reading: Bool = false) -> Int? {
+        let pending = pendingIDs(of: appID, reading: reading)
+        return pending.count >= limit && !pending.contains(id) ? pending.count : nil
     }
 
     /// The ids of `appID`'s stored requests, read once and then kept up to date by the calls (`reading` reads them

@@ -32,6 +32,8 @@ final class ScheduleReporter: @unchecked Sendable {
     private var refreshPending = false
     /// What waits for the snapshot after requests changed (`requestsChanged`).
     private var waitingForSnapshot: [@Sendable () -> Void] = []
+    /// Past this, the snapshot last written lists no more than it did (`Scheduler.Status.earliestThrough`).
+    private var listedThrough: Date?
 
     static let refreshInterval = DispatchTimeInterval.milliseconds(100)
 
@@ -94,6 +96,19 @@ final class ScheduleReporter: @unchecked Sendable {
         }
     }
 
+    /// An application's request was placed, due at `due`. When the snapshot would not list it (due after the soonest
+    /// `listedLimit`), it changes no more than the count: `placed` runs at once, and the snapshot follows within
+    /// `refreshInterval`. Otherwise as `requestsChanged`. A thousand listed notifications formatted again were most
+    /// of what an `Add` waited for.
+    func requestPlaced(due: Date, then placed: @escaping @Sendable () -> Void) {
+        if let listedThrough, due > listedThrough, waitingForSnapshot.isEmpty {
+            scheduleChanged()
+            placed()
+        } else {
+            requestsChanged(then: placed)
+        }
+    }
+
     /// The schedule changed (a fire, a delivery of a request done): the status line and the snapshot follow, at most
     /// every `refreshInterval`.
     func scheduleChanged() {
@@ -108,6 +123,7 @@ final class ScheduleReporter: @unchecked Sendable {
 
     private func refresh() {
         let status = scheduler.status(limit: Self.listedLimit)
+        listedThrough = status.earliestThrough
         // What has fired is recorded in the state before this runs: the request can go.
         if !status.finishedPinnedSources.isEmpty { addedRequests.removeFinished(status.finishedPinnedSources) }
         let snapshotFacts = SnapshotWriter.Facts(

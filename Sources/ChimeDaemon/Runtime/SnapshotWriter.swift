@@ -29,6 +29,11 @@ final class SnapshotWriter: @unchecked Sendable {
     private let queue = DispatchQueue(label: "chimed.snapshot", qos: .utility)
     /// The latest snapshot asked for and not yet written.
     private let pending = Locked<(Scheduler.Status, Facts, Date)?>(nil)
+    /// Each scheduled item's object as last written, by id, and the rebuild it was written after (a zone's rules may
+    /// have changed since): most snapshots follow one request added or one delivery, and formatting a thousand items
+    /// again each time was most of what an application's `Add` waited for. On the writer's queue only.
+    private var written: [String: (item: Scheduler.Status.Item, backends: [String], text: String)] = [:]
+    private var writtenAfter: Date?
 
     init(path: String) {
         self.path = path
@@ -59,7 +64,7 @@ final class SnapshotWriter: @unchecked Sendable {
                 return pending
             })
         else { return }
-        let text = Self.json(status: status, facts: facts, now: now).serialized + "\n"
+        let text = self.text(status: status, facts: facts, now: now)
         do {
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -70,28 +75,64 @@ final class SnapshotWriter: @unchecked Sendable {
         }
     }
 
-    static func json(status: Scheduler.Status, facts: Facts, now: Date) -> JSONValue {
-        let scheduled: [JSONValue] = status.scheduled.map { item in
-            .object(
-                [
-                    ("id", .string(item.id)), ("title", .string(item.title)),
-                    ("next", .string(Timestamp.iso8601(item.next, fraction: .microseconds))),
-                    ("next_local", .string(Timestamp.format(item.next, zone: item.zone) ?? "")),
-                    ("zone", .string(item.zone.name)),
-                    (
-                        "trigger",
-                        .string(
-                            [item.trigger.summary, item.timing.summary].filter { !$0.isEmpty }.joined(separator: " "))
-                    ),
-                    ("source", .string(item.source)),
-                    (
-                        "backends",
-                        .array((item.backends.isEmpty ? facts.defaultBackends : item.backends).map(JSONValue.string))
-                    ),
-                ] + (item.thread.map { [("thread", JSONValue.string($0))] } ?? [])
-                    + (item.delay > 0 ? [("delay_usec", JSONValue.number(item.delay))] : []))
+    /// The text of the file: `json`, with the scheduled items' objects taken from `written` where they are unchanged.
+    private func text(status: Scheduler.Status, facts: Facts, now: Date) -> String {
+        if writtenAfter != facts.lastRebuild {
+            written = [:]
+            writtenAfter = facts.lastRebuild
         }
-        return .object([
+        var scheduled = "["
+        var nowWritten: [String: (item: Scheduler.Status.Item, backends: [String], text: String)] = [:]
+        nowWritten.reserveCapacity(status.scheduled.count)
+        for (index, item) in status.scheduled.enumerated() {
+            let backends = item.backends.isEmpty ? facts.defaultBackends : item.backends
+            let object: String
+            if let before = written[item.id], before.backends == backends, before.item.writesAlike(item) {
+                object = before.text
+            } else {
+                object = Self.json(item, backends: backends).serialized
+            }
+            if index > 0 { scheduled += "," }
+            scheduled += object
+            nowWritten[item.id] = (item, backends, object)
+        }
+        written = nowWritten
+        let (head, tail) = Self.members(status: status, facts: facts, now: now)
+        return JSONValue.object(head).serialized.dropLast() + ",\"scheduled\":" + scheduled + "],"
+            + JSONValue.object(tail).serialized.dropFirst() + "\n"
+    }
+
+    /// One scheduled item's object.
+    static func json(_ item: Scheduler.Status.Item, backends: [String]) -> JSONValue {
+        .object(
+            [
+                ("id", .string(item.id)), ("title", .string(item.title)),
+                ("next", .string(Timestamp.iso8601(item.next, fraction: .microseconds))),
+                ("next_local", .string(Timestamp.format(item.next, zone: item.zone) ?? "")),
+                ("zone", .string(item.zone.name)),
+                (
+                    "trigger",
+                    .string([item.trigger.summary, item.timing.summary].filter { !$0.isEmpty }.joined(separator: " "))
+                ),
+                ("source", .string(item.source)), ("backends", .array(backends.map(JSONValue.string))),
+            ] + (item.thread.map { [("thread", JSONValue.string($0))] } ?? [])
+                + (item.delay > 0 ? [("delay_usec", JSONValue.number(item.delay))] : []))
+    }
+
+    /// The whole snapshot.
+    static func json(status: Scheduler.Status, facts: Facts, now: Date) -> JSONValue {
+        let scheduled = status.scheduled.map { item in
+            json(item, backends: item.backends.isEmpty ? facts.defaultBackends : item.backends)
+        }
+        let (head, tail) = members(status: status, facts: facts, now: now)
+        return .object(head + [("scheduled", .array(scheduled))] + tail)
+    }
+
+    /// The members of the snapshot's object before `scheduled` and after it.
+    private static func members(status: Scheduler.Status, facts: Facts, now: Date) -> (
+        head: [(String, JSONValue)], tail: [(String, JSONValue)]
+    ) {
+        let head: [(String, JSONValue)] = [
             ("version", .number(version)), ("pid", .number(Int64(facts.pid))),
             ("instance", .string(facts.instance == .system ? "system" : "user")),
             ("written_at", .string(Timestamp.iso8601(now, fraction: .microseconds))),
@@ -108,7 +149,8 @@ final class SnapshotWriter: @unchecked Sendable {
             ("config_directories", .array(facts.configDirectories.map(JSONValue.string))),
             ("default_backends", .array(facts.defaultBackends.map(JSONValue.string))),
             ("scheduled_count", .number(Int64(status.scheduledCount))),
-            ("scheduled", .array(scheduled)),
+        ]
+        let tail: [(String, JSONValue)] = [
             ("idle_count", .number(Int64(status.idleCount))),
             ("idle", .array(status.idle.map(JSONValue.string))),
             (
@@ -136,6 +178,16 @@ final class SnapshotWriter: @unchecked Sendable {
                         ])
                     })
             ),
-        ])
+        ]
+        return (head, tail)
+    }
+}
+
+extension Scheduler.Status.Item {
+    /// Whether `other` gives the same object in the snapshot (with the same default backends).
+    fileprivate func writesAlike(_ other: Self) -> Bool {
+        id == other.id && title == other.title && source == other.source && next == other.next
+            && zone.name == other.zone.name && thread == other.thread && delay == other.delay
+            && backends == other.backends && timing == other.timing && trigger == other.trigger
     }
 }

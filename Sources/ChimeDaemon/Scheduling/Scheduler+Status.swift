@@ -34,6 +34,9 @@ extension Scheduler {
         public var scheduled: [Item]
         /// How many notifications have a next occurrence, listed or not.
         public var scheduledCount: Int
+        /// When more are scheduled than the `limit` earliest: when the last of those is due. One due later is not
+        /// listed (unless pinned).
+        public var earliestThrough: Date?
         /// Notifications loaded but with nothing left to fire (past one-shots, exhausted counts, disabled), by id:
         /// at most `limit` of them.
         public var idle: [String]

@@ -273,6 +273,11 @@ public final class Scheduler: @unchecked Sendable {
         return next.map { Date(epochMicroseconds: $0.due) }
     }
 
+    /// Whether a pinned notification `id` (an application's request) is in the schedule.
+    public func isPinned(_ id: String) -> Bool {
+        pinnedIDs[id] != nil
+    }
+
     /// Takes the pinned notifications `ids` out of the schedule at once, as a rebuild without them would (their
     /// snoozes too); unknown ids are ignored.
     public func withdraw(_ ids: [String]) {
@@ -576,6 +581,7 @@ public final class Scheduler: @unchecked Sendable {
     /// grow with the size of the schedule (a million notifications are not listed after every fire).
     public func status(limit: Int = .max) -> Status {
         var shown = queue.earliest(limit)
+        let earliestThrough = queue.count > limit ? shown.last.map { Date(epochMicroseconds: $0.due) } : nil
         if !listed.isEmpty {
             let soonest = Set(shown.map(\.entry))
             shown += queue.items.filter { listed.contains($0.entry) && !soonest.contains($0.entry) }
@@ -617,7 +623,8 @@ public final class Scheduler: @unchecked Sendable {
             }
         }
         return Status(
-            scheduled: scheduled, scheduledCount: queue.count, idle: idle, idleItems: idleItems,
+            scheduled: scheduled, scheduledCount: queue.count, earliestThrough: earliestThrough, idle: idle,
+            idleItems: idleItems,
             idleCount: entries.count - queue.count - retired.count, finishedPinnedSources: finishedPinned.sorted())
     }
 }
