@@ -63,10 +63,14 @@ public struct Quietness: Sendable, Equatable {
             }
         }
         if let stretch = hours.stretch(containing: now, systemZone: systemZone) {
-            changes.append(stretch.upperBound)
-            // Switched off during this stretch: quiet again at the next one.
+            // Switched off during this stretch: quiet again at the next one, not when this one would have ended.
             let isSwitchedOff = quietSwitch.map { $0.mode == .off && $0.setAt >= stretch.lowerBound } ?? false
-            if !isSwitchedOff { reasons.append(.hours(stretch)) }
+            if !isSwitchedOff {
+                reasons.append(.hours(stretch))
+                changes.append(stretch.upperBound)
+            } else if let start = hours.nextStart(after: stretch.upperBound, systemZone: systemZone) {
+                changes.append(start)
+            }
         } else if let start = hours.nextStart(after: now, systemZone: systemZone) {
             changes.append(start)
         }
