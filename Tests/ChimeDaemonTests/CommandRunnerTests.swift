@@ -232,6 +232,7 @@ import Testing
         var delivery = Self.delivery()
         delivery.isSnoozed = true
         delivery.notification.interruptionLevel = .timeSensitive
+        delivery.notification.thread = "exams"
         let environment = CommandRunner.environment(for: delivery, backend: "alerts", base: base)
         #expect(
             environment == [
@@ -239,13 +240,13 @@ import Testing
                 "CHIME_ID": "exam", "CHIME_TITLE": "Exam: \"Linear\" 'Algebra'",
                 "CHIME_BODY": "Room $(whoami); `id` 🎓", "CHIME_BACKEND": "alerts",
                 "CHIME_FIRE_TIME": "2026-12-01T08:00:00.250000Z", "CHIME_MISSED": "2", "CHIME_BADGE": "3",
-                "CHIME_SNOOZED": "1", "CHIME_INTERRUPTION_LEVEL": "time-sensitive",
+                "CHIME_SNOOZED": "1", "CHIME_INTERRUPTION_LEVEL": "time-sensitive", "CHIME_THREAD": "exams",
                 "CHIME_INFO_ROOM": "4B", "CHIME_INFO_KIND_2": "a=b",
             ])
         // The JSON line of stdout and webhooks carries it too.
         #expect(
             delivery.json(deliveredAt: delivery.fireTime, backend: "alerts").serialized.hasSuffix(
-                #","missed":2,"badge":3,"interruption_level":"time-sensitive"}"#))
+                #","missed":2,"badge":3,"interruption_level":"time-sensitive","thread":"exams"}"#))
     }
 
     @Test func aPlainDeliveryHasAnEmptyBodyAndNoBadgeOrMissedCount() {

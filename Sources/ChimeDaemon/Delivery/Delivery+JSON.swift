@@ -5,8 +5,8 @@ extension Delivery {
     /// The delivery as the JSON object that the `stdout` line and the webhook's request body both carry.
     ///
     /// `{"id":…,"title":…,"body":…,"info":{…},"fire_time":…,"delivered_at":…,"backend":…}`, then `"missed"`,
-    /// `"badge"`, `"repeat"` and `"interruption_level"` (other than `active`) when there are any; times in ISO 8601 UTC with microseconds; `backend` is the name of the backend
-    /// that delivers it.
+    /// `"badge"`, `"repeat"`, `"interruption_level"` (other than `active`) and `"thread"` when there are any; times in
+    /// ISO 8601 UTC with microseconds; `backend` is the name of the backend that delivers it.
     public func json(deliveredAt: Date, backend: String) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("id", .string(notification.id)), ("title", .string(notification.title)),
@@ -22,6 +22,7 @@ extension Delivery {
         if notification.interruptionLevel != .active {
             members.append(("interruption_level", .string(notification.interruptionLevel.rawValue)))
         }
+        if let thread = notification.thread { members.append(("thread", .string(thread))) }
         return .object(members)
     }
 }
