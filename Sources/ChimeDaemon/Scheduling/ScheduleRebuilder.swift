@@ -202,15 +202,20 @@ final class ScheduleRebuilder: @unchecked Sendable {
         switch result {
         case .success(let loaded):
             badge.takeStoredAndRequested(isFirstRebuild: first)
+            // The replaced schedule (and the generators' part of it, which the reuse lent) is freed on the load's
+            // queue, not between two fires: a hundred thousand notifications take milliseconds to free. Held by
+            // nothing else here, or the last release could still come on this queue.
+            let discarded = Discarded()
             if let prepared {
-                let replaced = scheduler.commit(prepared)
-                loadQueue.async { withExtendedLifetime(replaced) {} }
+                discarded.schedule = scheduler.commit(prepared)
             } else {
                 scheduler.install(loaded, keepingPending: keepingPending)
             }
             let acknowledged = AcknowledgementRequests(stateDirectory: options.stateDirectory).take()
             if !acknowledged.isEmpty { scheduler.acknowledge(acknowledged, by: "chimectl ack") }
+            discarded.reuse = generatorReuse
             generatorReuse = GeneratorReuse(loaded)
+            loadQueue.async { discarded.empty() }
             badge.saveIfChanged()
             facts.lastRebuild = clock.now()
             facts.problems = loaded.problems.map(\.description)
@@ -262,5 +267,17 @@ final class ScheduleRebuilder: @unchecked Sendable {
         let name = URL(fileURLWithPath: path).lastPathComponent
         guard name.hasSuffix(".notification") else { return nil }
         return String(name.dropLast(".notification".count))
+    }
+}
+
+/// What a rebuild replaced, handed to the load's queue to be freed there.
+private final class Discarded: @unchecked Sendable {
+    // Set on the scheduler's queue, emptied on the load's, after it.
+    var schedule: ReplacedSchedule?
+    var reuse: GeneratorReuse?
+
+    func empty() {
+        schedule = nil
+        reuse = nil
     }
 }
