@@ -232,7 +232,10 @@ final class ApplicationInterface: @unchecked Sendable {
         _ call: BusMethodCall, appID: String, id: String, content: [(key: String, value: BusValue)],
         trigger: [(key: String, value: BusValue)]
     ) {
-        let systemZone = LocalZone.resolve(tz: environment["TZ"])
+        // The zone the schedule was loaded in, which the request is placed in (resolving /etc/localtime at every
+        // call was a seventh of an Add); while a rebuild loads, perhaps for a new zone, the zone as it is now.
+        let installedZone = rebuilder.isLoading ? nil : scheduler.installedZone
+        let systemZone = installedZone ?? LocalZone.resolve(tz: environment["TZ"])
         var loader = NotificationLoader(systemZone: systemZone, zones: .system)
         // Refused here as the rebuild would refuse it, rather than taken and then dropped.
         loader.wakeSystemRefusal = rebuilder.wakeSystemRefusal

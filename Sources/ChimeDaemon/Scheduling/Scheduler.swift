@@ -132,6 +132,9 @@ public final class Scheduler: @unchecked Sendable {
     /// Whether a schedule was installed (the first install delivers what was missed while chimed was down).
     var isInstalled: Bool { processedThrough != nil }
 
+    /// The system zone the installed schedule was loaded in; `nil` before the first install.
+    public var installedZone: ZoneRules? { isInstalled ? systemZone : nil }
+
     /// How many notifications have a next occurrence.
     public var scheduledCount: Int { queue.count }
 
@@ -586,15 +589,20 @@ public final class Scheduler: @unchecked Sendable {
             let soonest = Set(shown.map(\.entry))
             shown += queue.items.filter { listed.contains($0.entry) && !soonest.contains($0.entry) }
         }
-        var scheduled = shown.map { item -> Status.Item in
-            let entry = entries[item.entry]
-            return Status.Item(
-                id: entry.notification.id, title: entry.notification.title, source: entry.source,
-                next: Date(epochMicroseconds: item.due), zone: entry.notification.trigger.timeZone ?? systemZone,
-                trigger: entry.notification.trigger, backends: entry.notification.backends,
-                thread: entry.notification.thread, timing: entry.notification.timing, delay: item.due - item.fireTime)
+        // Ordered as the queue's items, sixteen bytes each, rather than as the items made of them, which are large
+        // enough for the sort's moves to be most of a status of a thousand.
+        let entries = self.entries
+        shown.sort { a, b in
+            a.due != b.due ? a.due < b.due : entries[a.entry].notification.id < entries[b.entry].notification.id
         }
-        scheduled.sort { ($0.next, $0.id) < ($1.next, $1.id) }
+        let scheduled = shown.map { item -> Status.Item in
+            let notification = entries[item.entry].notification
+            return Status.Item(
+                id: notification.id, title: notification.title, source: entries[item.entry].source,
+                next: Date(epochMicroseconds: item.due), zone: notification.trigger.timeZone ?? systemZone,
+                trigger: notification.trigger, backends: notification.backends, thread: notification.thread,
+                timing: notification.timing, delay: item.due - item.fireTime)
+        }
         // Runs after fires: the scan of the whole schedule only when something has nothing left to fire.
         var idle: [String] = []
         var idleItems: [Status.IdleItem] = []
