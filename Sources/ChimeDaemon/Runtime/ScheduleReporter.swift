@@ -34,6 +34,10 @@ final class ScheduleReporter: @unchecked Sendable {
     private var waitingForSnapshot: [@Sendable () -> Void] = []
     /// Past this, the snapshot last written lists no more than it did (`Scheduler.Status.earliestThrough`).
     private var listedThrough: Date?
+    /// The status of the last refresh, and whether anything but the count of what is scheduled may have changed
+    /// since: when not, the next refresh reuses it instead of making a thousand items again.
+    private var lastStatus: Scheduler.Status?
+    private var listingChanged = true
 
     static let refreshInterval = DispatchTimeInterval.milliseconds(100)
 
@@ -102,7 +106,7 @@ final class ScheduleReporter: @unchecked Sendable {
     /// of what an `Add` waited for.
     func requestPlaced(due: Date, then placed: @escaping @Sendable () -> Void) {
         if let listedThrough, due > listedThrough, waitingForSnapshot.isEmpty {
-            scheduleChanged()
+            scheduleChanged(countOnly: true)
             placed()
         } else {
             requestsChanged(then: placed)
@@ -111,18 +115,29 @@ final class ScheduleReporter: @unchecked Sendable {
 
     /// The schedule changed (a fire, a delivery of a request done): the status line and the snapshot follow, at most
     /// every `refreshInterval`.
-    func scheduleChanged() {
+    /// - Parameter countOnly: only requests the snapshot does not list were placed (`requestPlaced`).
+    func scheduleChanged(countOnly: Bool = false) {
+        if !countOnly { listingChanged = true }
         guard !refreshPending else { return }
         refreshPending = true
         queue.asyncAfter(deadline: .now() + Self.refreshInterval) { [self] in
             refreshPending = false
             messages.send("STATUS=\(statusText())")
-            refresh()
+            refresh(countOnly: !listingChanged)
         }
     }
 
-    private func refresh() {
-        let status = scheduler.status(limit: Self.listedLimit)
+    private func refresh(countOnly: Bool = false) {
+        var status: Scheduler.Status
+        if countOnly, let lastStatus {
+            status = lastStatus
+            status.scheduledCount = scheduler.scheduledCount
+            status.finishedPinnedSources = []
+        } else {
+            status = scheduler.status(limit: Self.listedLimit)
+            lastStatus = status
+            listingChanged = false
+        }
         listedThrough = status.earliestThrough
         // What has fired is recorded in the state before this runs: the request can go.
         if !status.finishedPinnedSources.isEmpty { addedRequests.removeFinished(status.finishedPinnedSources) }
