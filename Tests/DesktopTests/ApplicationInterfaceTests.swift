@@ -251,6 +251,43 @@ import Testing
         #expect(try await session.pending().map(\.id) == ["kept"])
     }
 
+    /// schedule.json lists the thousand soonest: an `Add` due after them changes only the count there, so it is
+    /// answered without waiting for the file, which follows with the count; one due sooner is listed by the time it
+    /// is answered.
+    @Test func pastTheThousandListedAnAddIsCountedAndOneSoonerIsListedWhenAnswered() async throws {
+        let session = try Session()
+        defer { session.stop() }
+        let snapshotPath = session.directory.path + "/run/schedule.json"
+        func snapshot() -> [String: Any] {
+            guard let data = FileManager.default.contents(atPath: snapshotPath) else { return [:] }
+            return (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+        }
+        func listed() -> [String] {
+            (snapshot()["scheduled"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        }
+        func count() -> Int { snapshot()["scheduled_count"] as? Int ?? -1 }
+        let start = Self.now + 86_400
+        for index in 0...1_000 {
+            _ = try await session.add(
+                String(format: "r%04d", index), content: [("Title", .string("R\(index)"))],
+                trigger: [("At", .string(Self.stamp(start + Int64(index))))])
+        }
+        #expect(waitFor({ count() == 1_001 }, timeout: 10), "\(count())")
+        #expect(listed().count == 1_000)
+        #expect(listed().last == "\(Self.app):r0999")
+
+        // After the thousand listed: counted within the refresh, the listing as it was.
+        _ = try await session.add(
+            "late", content: [("Title", .string("Late"))], trigger: [("At", .string(Self.stamp(start + 86_400)))])
+        #expect(waitFor({ count() == 1_002 }, timeout: 5), "\(count())")
+        #expect(listed().count == 1_000 && !listed().contains("\(Self.app):late"))
+        // Sooner than all of them: listed first by the time the call returns.
+        _ = try await session.add(
+            "soon", content: [("Title", .string("Soon"))], trigger: [("At", .string(Self.stamp(Self.now + 3_600)))])
+        #expect(listed().first == "\(Self.app):soon")
+        #expect(count() == 1_003)
+    }
+
     /// `chimectl add --app` sends the request over the interface, as the application would; `list` shows it.
     @Test func chimectlAddsAsAnApplication() async throws {
         let session = try Session()
