@@ -16,9 +16,14 @@ struct FileTrust: Sendable {
 
     /// Why `path` must not be used, as one sentence about `subject` ("File", "Generator", "Directory") ending in
     /// "refusing to `action`" and the command that fixes it; `nil` when it may be used.
-    func objection(to path: String, subject: String, action: String) -> String? {
+    /// - Parameter read: the owner and mode of the file as it was read (`PosixFileKindProbe`), which are then
+    ///   what is judged instead of the path's as it is now.
+    func objection(to path: String, subject: String, action: String, read: FileOwnership? = nil) -> String? {
         var status = stat()
-        guard stat(path, &status) == 0 else {
+        if let read {
+            status.st_uid = read.owner
+            status.st_mode = read.mode
+        } else if stat(path, &status) != 0 {
             return "\(subject) cannot be checked (\(String(cString: strerror(errno)))); refusing to \(action)."
         }
         if status.st_uid != 0 && status.st_uid != daemonUser {

@@ -5,7 +5,22 @@ import Glibc
 /// `FileKindProbe` with one `lstat(2)` per entry (and a `stat(2)` and `realpath(3)` for symlinks): what the
 /// daemon uses to look through thousands of notification files quickly.
 public struct PosixFileKindProbe: FileKindProbe {
-    public init() {}
+    /// The owner and mode of each file read, by path, when kept: the trust of a file is judged on what was read
+    /// (`FileTrust`), without another `stat(2)` of each of thousands of files.
+    let ownership: Locked<[String: FileOwnership]>?
+
+    public init() {
+        ownership = nil
+    }
+
+    init(keepingOwnership: Bool) {
+        ownership = keepingOwnership ? Locked([:]) : nil
+    }
+
+    /// The owner and mode of `path` when it was read.
+    func ownership(of path: String) -> FileOwnership? {
+        ownership?.withLock { $0[path] }
+    }
 
     public func kind(of path: String) -> FileKind {
         var status = stat()
@@ -60,6 +75,7 @@ public struct PosixFileKindProbe: FileKindProbe {
         guard fstat(fd, &status) == 0 else { throw ReadFailure(errno: errno) }
         guard status.st_mode & S_IFMT == S_IFREG else { throw NotRegularFile() }
         guard Int(status.st_size) <= limit else { throw FileTooLarge(size: Int(status.st_size)) }
+        ownership?.withLock { $0[path] = FileOwnership(owner: status.st_uid, mode: status.st_mode) }
         // Sized from fstat (notification files are small), growing if the file grew meanwhile, up to the limit.
         var bytes = [UInt8](repeating: 0, count: max(Int(status.st_size), 0) + 1)
         var filled = 0
@@ -77,6 +93,9 @@ public struct PosixFileKindProbe: FileKindProbe {
             }
             if count == 0 { return Data(bytes[0..<filled]) }
             filled += count
+            // All that fstat said it holds: no read more to be told so (one that grew before this read filled the
+            // buffer and is read on).
+            if filled == Int(status.st_size) && filled > 0 && filled < bytes.count { return Data(bytes[0..<filled]) }
         }
     }
 }

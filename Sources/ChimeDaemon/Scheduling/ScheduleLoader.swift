@@ -86,11 +86,14 @@ public struct NotificationDirectorySource: ScheduleSource {
             }
             closedir(stream)
         }
-        let search = NotificationSearch(searching: directories, probe: PosixFileKindProbe())
+        let probe = PosixFileKindProbe(keepingOwnership: true)
+        let search = NotificationSearch(searching: directories, probe: probe)
         schedule.problems += search.diagnostics
         // Checking and validating each file is independent work: spread over the cores, gathered in order.
         let results = search.files.concurrentMap { file -> ([UnitFileDiagnostic], LoadedNotification?) in
-            if case .loaded = file.content, let (path, objection) = objection(to: [file.path] + file.dropInPaths) {
+            if case .loaded = file.content,
+                let (path, objection) = objection(to: [file.path] + file.dropInPaths, read: probe.ownership(of:))
+            {
                 return ([UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), objection)], nil)
             }
             let result = loader.load(file)
@@ -114,10 +117,12 @@ extension NotificationDirectorySource {
         }
     }
 
-    /// The first of `paths` that must not be loaded, and why.
-    private func objection(to paths: [String]) -> (path: String, objection: String)? {
+    /// The first of `paths` that must not be loaded, and why; `read` gives the owner and mode of those read.
+    private func objection(
+        to paths: [String], read: (String) -> FileOwnership? = { _ in nil }
+    ) -> (path: String, objection: String)? {
         for path in paths {
-            if let objection = trust.objection(to: path, subject: "File", action: "load it") {
+            if let objection = trust.objection(to: path, subject: "File", action: "load it", read: read(path)) {
                 return (path, objection)
             }
         }
