@@ -128,12 +128,13 @@ lint:
 # TEST_WORKERS test processes (tools/test-shards), each running its share one test at a time: within one process,
 # tests run side by side would each hold one of the two threads of Swift's cooperative pool while they wait,
 # starving the async deliveries of the rest. TEST_ALONE run first with nothing beside them: two step the wall clock,
-# which every other test's chimed would see, the end-to-end test steps it inside its container, and the soak measures
-# lateness. tools/suite-seconds.* hold each suite's seconds from a run, to deal them out evenly (tools/test-shards
+# which every other test's chimed would see, the end-to-end test steps it inside its container, the package's test
+# compares the host's /usr, /etc and /var (its container's lower layers) before and after (Xvfb beside it writes
+# /var/lib/xkb), and the soak measures lateness. tools/suite-seconds.* hold each suite's seconds from a run, to deal them out evenly (tools/test-shards
 # --weigh LOG rewrites them). tools/test-passes builds the fuzzers (and runs their smoke run) and the sanitizer's
 # build behind the normal pass, then runs the sanitizer's pass.
 TEST_WORKERS = 4
-TEST_ALONE = ChimedClockChangeTests ClockChangeMonitorTests SystemdE2ETests SoakTests
+TEST_ALONE = ChimedClockChangeTests ClockChangeMonitorTests SystemdE2ETests PackageE2ETests SoakTests
 export TEST_WORKERS TEST_ALONE
 
 test: deps-test config-modes
