@@ -19,6 +19,8 @@ struct PreparedSchedule: Sendable {
         var delaySeeds: DelaySeeds
         var histories: HistoryTable
         var reportedSkips: Set<String>
+        /// Whether snoozes or repeats are pending, which the commit keeps only for the notifications still there.
+        var hasSnoozesOrRepeats: Bool
         var pinnedSource: (@Sendable (String) -> Bool)?
         var listedSource: (@Sendable (String) -> Bool)?
     }
@@ -40,6 +42,10 @@ struct PreparedSchedule: Sendable {
     /// For each entry of the basis, its index in this schedule, or -1.
     var newIndex: [Int32]
     var pinned: Set<Int>?
+    /// The ids of the enabled notifications and of those that repeat until acknowledged, when the basis had
+    /// snoozes or repeats to keep or drop by them.
+    var enabledIDs: Set<String>?
+    var repeatingIDs: Set<String>?
     var pinnedIDs: [String: Int] = [:]
     var listed: Set<Int> = []
 
@@ -160,6 +166,10 @@ struct PreparedSchedule: Sendable {
         self.firstSeen = firstSeen
         self.pastInstants = pastInstants
         self.newIndex = newIndex
+        if basis.hasSnoozesOrRepeats {
+            enabledIDs = Self.enabledIDs(loaded.notifications)
+            repeatingIDs = Self.repeatingIDs(loaded.notifications)
+        }
         if let pinnedSource = basis.pinnedSource {
             let entries = loaded.notifications
             let pinned = Set(entries.indices.filter { pinnedSource(entries[$0].source) })
@@ -167,6 +177,16 @@ struct PreparedSchedule: Sendable {
             pinnedIDs = Dictionary(pinned.map { (entries[$0].notification.id, $0) }) { first, _ in first }
             listed = basis.listedSource.map { isListed in pinned.filter { isListed(entries[$0].source) } } ?? pinned
         }
+    }
+
+    static func enabledIDs(_ entries: [LoadedNotification]) -> Set<String> {
+        Set(entries.lazy.filter(\.notification.isEnabled).map(\.notification.id))
+    }
+
+    static func repeatingIDs(_ entries: [LoadedNotification]) -> Set<String> {
+        Set(
+            entries.lazy.filter { $0.notification.isEnabled && !$0.notification.repeats.isEmpty }.map(\.notification.id)
+        )
     }
 
     /// The queue's item for the occurrence at `fireTime`: due that much later as its randomized delay says.

@@ -177,8 +177,9 @@ public final class Scheduler: @unchecked Sendable {
         return PreparedSchedule.Basis(
             generation: generation, entries: entries, queue: queue, systemZone: systemZone,
             processedThrough: processedThrough, keepingPending: keepingPending, delaySeeds: delaySeeds,
-            histories: historyTable, reportedSkips: reportedSkips, pinnedSource: pinnedSource,
-            listedSource: listedSource)
+            histories: historyTable, reportedSkips: reportedSkips,
+            hasSnoozesOrRepeats: !snoozes.isEmpty || !repeats.isEmpty,
+            pinnedSource: pinnedSource, listedSource: listedSource)
     }
 
     /// A load that failed: nothing will be committed.
@@ -223,12 +224,14 @@ public final class Scheduler: @unchecked Sendable {
             pinnedIDs = prepared.pinnedIDs
             listed = prepared.listed
         }
+        // By the sets prepared with the schedule; made here only for a snooze or repeat that came meanwhile.
         if !snoozes.isEmpty {
-            if snoozes.keepOnly(Set(entries.filter(\.notification.isEnabled).map(\.notification.id))) { saveSnoozes() }
+            let enabled = prepared.enabledIDs ?? PreparedSchedule.enabledIDs(entries)
+            if snoozes.keepOnly(enabled) { saveSnoozes() }
         }
         if !repeats.isEmpty {
-            let repeating = entries.filter { $0.notification.isEnabled && !$0.notification.repeats.isEmpty }
-            if repeats.keepOnly(Set(repeating.map(\.notification.id))) { saveRepeats() }
+            let repeating = prepared.repeatingIDs ?? PreparedSchedule.repeatingIDs(entries)
+            if repeats.keepOnly(repeating) { saveRepeats() }
         }
         if prepared.isFirstInstall { redeliverInterrupted(prepared.loaded) }
         if processedThrough == nil { processedThrough = prepared.now }
