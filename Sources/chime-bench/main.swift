@@ -5,6 +5,7 @@ import Foundation
 let usage = """
     Usage: chime-bench nextfire [--json] [--runs=N] [--quick]
            chime-bench interface --address=BUS [--round-trips=N] [--burst=N]
+           chime-bench generator [--runs=N] FILE
 
     nextfire: times Trigger.nextOccurrence(after:history:systemZone:) for one trigger of each kind: nanoseconds per
     call, the median of N runs (default 7). --quick makes each run short, to try it; --json prints one JSON object.
@@ -12,6 +13,9 @@ let usage = """
     interface: one application's client of org.chime.Notifications1 on the bus at BUS (which starts chimed): N
     Add round trips one after the other (default 200), a burst of N Adds in flight together (default 10000) until
     GetPending lists them, then the round trips again with those pending. Prints one JSON object.
+
+    generator: reads FILE, a generator's output (JSON lines), into validated notifications as a start of chimed
+    would, N times (default 5), in UTC; prints one JSON object with each run's wall and CPU milliseconds.
     """
 
 func fail(_ message: String) -> Never {
@@ -27,6 +31,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "nextfire": runNextFire(arguments.dropFirst())
 case "interface": await runInterface(arguments.dropFirst())
+case "generator": runGenerator(arguments.dropFirst())
 default: fail(arguments.isEmpty ? "no benchmark named" : "unknown benchmark")
 }
 
@@ -85,4 +90,30 @@ func runInterface(_ arguments: ArraySlice<String>) async {
         FileHandle.standardError.write(Data("chime-bench: \(error)\n".utf8))
         exit(1)
     }
+}
+
+func runGenerator(_ arguments: ArraySlice<String>) {
+    var path: String?
+    var runs = 5
+    for argument in arguments {
+        if let value = option(argument, "runs") {
+            guard let number = Int(value), number > 0 else { fail("bad \(argument)") }
+            runs = number
+        } else if argument.hasPrefix("-") || path != nil {
+            fail("unknown option \(argument)")
+        } else {
+            path = argument
+        }
+    }
+    guard let path, let data = FileManager.default.contents(atPath: path) else { fail("generator needs a FILE") }
+    let output = [UInt8](data)
+    let benchmark = GeneratorBenchmark(output: output, runs: runs)
+    let (timed, notifications, problems) = benchmark.run(systemZone: try! ZoneDatabase.system.rules(named: "UTC"))
+    let lines = output.count { $0 == UInt8(ascii: "\n") }
+    let report: [String: Any] = [
+        "lines": lines, "notifications": notifications, "problems": problems,
+        "wall_ms": timed.map(\.wallMilliseconds), "cpu_ms": timed.map(\.cpuMilliseconds),
+    ]
+    let json = try! JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
+    print(String(decoding: json, as: UTF8.self))
 }
