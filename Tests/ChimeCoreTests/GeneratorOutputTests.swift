@@ -252,4 +252,20 @@ import Testing
         #expect(notification.info.map(\.key) == ["b"])
         #expect(notification.urgency == .normal)
     }
+
+    /// Columns count Unicode scalars however many bytes each takes, before and after the first one that is not ASCII.
+    @Test func columnsCountScalarsOnALineThatIsNotASCII() {
+        #expect(
+            problems(#"{"Id":"a","Title":"é🔔 ü","Urgency":"loud","OnCalendar":"daily"}"#) == [
+                "\(Self.path):1:37: Invalid Urgency= 'loud': expected low, normal or critical."
+            ])
+        #expect(
+            problems(#"{"Id":"a","Title":"ü🔔","Body":x}"#) == [
+                "\(Self.path):1:31: Invalid JSON: expected a value, found 'x'."
+            ])
+        #expect(
+            problems(#"{"Id":"a","Title":"ü\q"}"#) == [
+                "\(Self.path):1:21: Invalid JSON: invalid escape '\\q' in a string."
+            ])
+    }
 }

@@ -58,21 +58,53 @@ public struct GeneratorOutput: Sendable {
     public static func validated(
         parsing output: [UInt8], path: String, by loader: NotificationLoader
     ) -> [(line: Int, result: NotificationLoader.Result)] {
+        var problems: [UnitFileDiagnostic] = []
+        return validated(parsing: output, path: path, by: loader, problems: &problems, keepingAll: true) {
+            (line: $0, result: $1)
+        }
+    }
+
+    /// Reads and validates `output` line by line into what `make` makes of each line's result, in line order, and
+    /// adds every line's diagnostics to `problems`: what a load keeps of a generator, made on all cores and moved
+    /// (not copied) into the array returned.
+    /// - Parameter keepingAll: whether to make something of the lines that gave no notification too; by default
+    ///   only the notifications are made and returned.
+    public static func validated<Made>(
+        parsing output: [UInt8], path: String, by loader: NotificationLoader, problems: inout [UnitFileDiagnostic],
+        keepingAll: Bool = false, _ make: (_ line: Int, _ result: consuming NotificationLoader.Result) -> Made
+    ) -> [Made] {
         let reader = GeneratorOutput(path: path)
         let rawLines = output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        var lines = Array(rawLines.indices).concurrentMap { index -> (line: Int, result: NotificationLoader.Result)? in
-            reader.line(rawLines[index], number: index + 1).map {
-                (line: $0.number, result: reader.validate($0, loader))
+        // Made in place of their lines by the threads, then moved out in line order: copying them, as a map would,
+        // retained and released every string of a million notifications on this one thread.
+        let scratch = UnsafeMutablePointer<(made: Made?, problems: [UnitFileDiagnostic])>.allocate(
+            capacity: rawLines.count)
+        defer { scratch.deallocate() }
+        nonisolated(unsafe) let output = scratch
+        withoutActuallyEscaping(make) { make in
+            nonisolated(unsafe) let make = make
+            let chunkSize = 4096
+            ParallelWork.perform(iterations: (rawLines.count + chunkSize - 1) / chunkSize) { chunk in
+                for index in chunk * chunkSize..<min(rawLines.count, (chunk + 1) * chunkSize) {
+                    guard let line = reader.line(rawLines[index], number: index + 1) else {
+                        (output + index).initialize(to: (nil, []))
+                        continue
+                    }
+                    let result = reader.validate(line, loader)
+                    let problems = result.diagnostics
+                    let made = keepingAll || result.notification != nil ? make(line.number, result) : nil
+                    (output + index).initialize(to: (made, problems))
+                }
             }
         }
-        // Moved out, not copied (as `compactMap` would, retaining every string of a million notifications and
-        // releasing them again on this one thread).
-        var results: [(line: Int, result: NotificationLoader.Result)] = []
-        results.reserveCapacity(lines.count)
-        for index in lines.indices {
-            if let result = lines[index].take() { results.append(result) }
+        var made: [Made] = []
+        made.reserveCapacity(rawLines.count)
+        for index in rawLines.indices {
+            let line = (scratch + index).move()
+            if !line.problems.isEmpty { problems += line.problems }
+            if let kept = line.made { made.append(kept) }
         }
-        return results
+        return made
     }
 
     /// Validates each line's notification as `loader` validates a file, in line order. A line with errors of its
@@ -97,25 +129,25 @@ public struct GeneratorOutput: Sendable {
                 + "\(InputLimits.size(InputLimits.maximumLineLength)) a generator's line may have."
             return Line(number: number, id: nil, unit: Self.refused(at: location(number), message))
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            return Line(number: number, id: nil, unit: Self.refused(at: location(number), "Invalid UTF-8."))
-        }
-        guard !Self.isBlank(text) else { return nil }
-        return read(text, number: number)
-    }
-
-    /// Whether `text` is only whitespace; decided on the bytes when they are ASCII (nearly always, and far
-    /// cheaper than walking the characters).
-    static func isBlank(_ text: String) -> Bool {
-        var isASCII = true
-        for byte in text.utf8 {
-            switch byte {
-            case 0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D: continue
-            case 0x80...: isASCII = false
-            default: return false
+        return bytes.withUnsafeBufferPointer { bytes in
+            // An ASCII line (nearly every one) is valid UTF-8 as it is, and blank only when it is all blanks.
+            var isASCII = true
+            var isBlank = true
+            for byte in bytes {
+                switch byte {
+                case 0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D: continue
+                case 0x80...: isASCII = false
+                default: isBlank = false
+                }
             }
+            if !isASCII {
+                guard let text = String(validating: bytes, as: UTF8.self) else {
+                    return Line(number: number, id: nil, unit: Self.refused(at: location(number), "Invalid UTF-8."))
+                }
+                isBlank = isBlank && !text.contains(where: { !$0.isWhitespace })
+            }
+            return isBlank ? nil : read(bytes, number: number)
         }
-        return isASCII || !text.contains(where: { !$0.isWhitespace })
     }
 
     private func location(_ line: Int, column: Int? = nil) -> UnitFileLocation {
@@ -126,10 +158,10 @@ public struct GeneratorOutput: Sendable {
         UnitFile(diagnostics: [UnitFileDiagnostic(.error, at: location, message)])
     }
 
-    private func read(_ text: String, number: Int) -> Line {
+    private func read(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> Line {
         let json: PositionedJSON
         do {
-            json = try PositionedJSON.parse(text)
+            json = try PositionedJSON.parse(utf8: bytes)
         } catch {
             return Line(
                 number: number, id: nil,
@@ -194,7 +226,7 @@ private struct LineReader {
             readID(member)
             return
         }
-        guard let section = NotificationLoader.knownKeys.first(where: { $0.value.contains(key) })?.key else {
+        guard let known = NotificationKey.named[key] else {
             let known = (NotificationLoader.knownKeys.values.flatMap { $0 } + ["Id"]).sorted()
             diagnostics.append(
                 UnitFileDiagnostic(
@@ -202,9 +234,7 @@ private struct LineReader {
                     "Unknown key '\(key)', ignoring." + Suggestion.didYouMean(key, among: known)))
             return
         }
-        for entry in entries(member) {
-            if section == "Trigger" { trigger.append(entry) } else { notification.append(entry) }
-        }
+        add(member, isTrigger: known.isTrigger)
     }
 
     mutating func readID(_ member: PositionedJSON.Member) {
@@ -224,19 +254,22 @@ private struct LineReader {
         id = value
     }
 
-    /// The assignments a file would have for `member`: one per value.
-    mutating func entries(_ member: PositionedJSON.Member) -> [UnitFileEntry] {
+    /// Adds the assignments a file would have for `member` to its section: one per value.
+    mutating func add(_ member: PositionedJSON.Member, isTrigger: Bool) {
         let key = member.name
         let value = member.value
+        func append(_ entry: UnitFileEntry?) {
+            guard let entry else { return }
+            if isTrigger { trigger.append(entry) } else { notification.append(entry) }
+        }
         switch value.value {
         case .string(let text):
-            return entry(key, member.column, text, column: value.column + 1).map { [$0] } ?? []
+            append(entry(key, member.column, text, column: value.column + 1))
         case .number(let text) where GeneratorOutput.numericKeys.contains(key):
-            return [entry(key, member.column, text, column: value.column)!]
+            append(entry(key, member.column, text, column: value.column))
         case .bool(let flag) where NotificationLoader.booleanKeys.contains(key):
-            return [entry(key, member.column, flag ? "yes" : "no", column: value.column)!]
+            append(entry(key, member.column, flag ? "yes" : "no", column: value.column))
         case .array(let elements) where GeneratorOutput.repeatableKeys.contains(key):
-            var entries: [UnitFileEntry] = []
             for element in elements {
                 guard case .string(let text) = element.value else {
                     error(
@@ -244,9 +277,8 @@ private struct LineReader {
                         "\"\(key)\" must be a string or an array of strings, not an array holding \(element.kind).")
                     continue
                 }
-                if let entry = entry(key, member.column, text, column: element.column + 1) { entries.append(entry) }
+                append(entry(key, member.column, text, column: element.column + 1))
             }
-            return entries
         default:
             let accepted =
                 GeneratorOutput.repeatableKeys.contains(key)
@@ -255,7 +287,6 @@ private struct LineReader {
                     ? "a number or a string"
                     : NotificationLoader.booleanKeys.contains(key) ? "a boolean or a string" : "a string"
             error(value.column, "\"\(key)\" must be \(accepted), not \(value.kind).")
-            return []
         }
     }
 

@@ -5,7 +5,9 @@
 /// is for the consumer, as with repeated keys in a notification file. Numbers are kept as written, since the value
 /// of a notification key is text.
 struct PositionedJSON: Sendable {
-    indirect enum Value: Sendable {
+    // Not `indirect`: arrays hold their elements out of line already, and a box for each value would be one
+    // allocation more for every member of a million lines.
+    enum Value: Sendable {
         case string(String)
         /// A number exactly as written (`3`, `-1.5e3`).
         case number(String)
@@ -39,12 +41,13 @@ struct PositionedJSON: Sendable {
 
     /// Parses `line`, which must hold exactly one JSON value (whitespace around it is allowed).
     static func parse(_ line: String) throws(SyntaxError) -> PositionedJSON {
-        let bytes = Array(line.utf8)
-        // Generators print ASCII nearly always; then a byte is a scalar, and strings can be cut out of the bytes.
-        var parser =
-            bytes.allSatisfy({ $0 < 0x80 })
-            ? Parser(scalars: bytes.map { Unicode.Scalar($0) }, ascii: bytes)
-            : Parser(scalars: Array(line.unicodeScalars), ascii: nil)
+        var line = line
+        return try line.withUTF8 { bytes in Result { () throws(SyntaxError) in try parse(utf8: bytes) } }.get()
+    }
+
+    /// Parses the bytes of one line, which must be valid UTF-8 and hold exactly one JSON value.
+    static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) throws(SyntaxError) -> PositionedJSON {
+        var parser = Parser(bytes: bytes)
         let value = try parser.value()
         parser.skipWhitespace()
         guard parser.isAtEnd else { throw parser.error("unexpected \(parser.found) after the value") }
@@ -64,26 +67,55 @@ struct PositionedJSON: Sendable {
     }
 }
 
-/// A recursive-descent parser over the Unicode scalars of one line.
+/// A recursive-descent parser over the UTF-8 bytes of one line, which are valid UTF-8.
+///
+/// It reads bytes; columns count Unicode scalars, which for an ASCII line (nearly every generator's) is the byte
+/// offset plus one, and otherwise the bytes before that are not UTF-8 continuation bytes.
 private struct Parser {
-    let scalars: [Unicode.Scalar]
-    /// The line's bytes when it is all ASCII (so that byte `i` is scalar `i`).
-    let ascii: [UInt8]?
+    let bytes: UnsafeBufferPointer<UInt8>
+    let isASCII: Bool
     var index = 0
     var depth = 0
+    /// The last column worked out for a line that is not ASCII, and its byte offset: columns are asked for in
+    /// ascending order, so each is counted on from the one before.
+    private var counted = (offset: 0, column: 1)
 
-    init(scalars: [Unicode.Scalar], ascii: [UInt8]?) {
-        self.scalars = scalars
-        self.ascii = ascii
+    init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        var isASCII = true
+        for byte in bytes where byte >= 0x80 {
+            isASCII = false
+            break
+        }
+        self.isASCII = isASCII
     }
 
-    var isAtEnd: Bool { index >= scalars.count }
-    var column: Int { index + 1 }
-    var current: Unicode.Scalar? { isAtEnd ? nil : scalars[index] }
+    var isAtEnd: Bool { index >= bytes.count }
+    var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+    var column: Int { mutating get { column(at: index) } }
+
+    /// The column of the scalar that starts at byte `offset`.
+    mutating func column(at offset: Int) -> Int {
+        if isASCII { return offset + 1 }
+        if offset < counted.offset { counted = (0, 1) }
+        var column = counted.column
+        for byte in bytes[counted.offset..<offset] where byte & 0xC0 != 0x80 { column += 1 }
+        counted = (offset, column)
+        return column
+    }
+
+    /// The scalar that starts at the current byte.
+    var currentScalar: Unicode.Scalar? {
+        guard let byte = current else { return nil }
+        guard byte >= 0x80 else { return Unicode.Scalar(byte) }
+        var end = index + 1
+        while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end += 1 }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self).unicodeScalars.first
+    }
 
     /// The scalar at the current position as a message shows it: `'x'`, `U+0007`, or "the end of the line".
     var found: String {
-        guard let scalar = current else { return "the end of the line" }
+        guard let scalar = currentScalar else { return "the end of the line" }
         return Self.describe(scalar)
     }
 
@@ -95,12 +127,12 @@ private struct Parser {
         return "'\(scalar)'"
     }
 
-    func error(_ reason: String, at column: Int? = nil) -> PositionedJSON.SyntaxError {
+    mutating func error(_ reason: String, at column: Int? = nil) -> PositionedJSON.SyntaxError {
         PositionedJSON.SyntaxError(column: column ?? self.column, reason: reason)
     }
 
     mutating func skipWhitespace() {
-        while let scalar = current, scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" {
+        while let byte = current, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
             index += 1
         }
     }
@@ -109,13 +141,13 @@ private struct Parser {
         skipWhitespace()
         let start = column
         switch current {
-        case "{": return PositionedJSON(value: try object(), column: start)
-        case "[": return PositionedJSON(value: try array(), column: start)
-        case "\"": return PositionedJSON(value: .string(try string()), column: start)
-        case "t": return PositionedJSON(value: try literal("true", .bool(true)), column: start)
-        case "f": return PositionedJSON(value: try literal("false", .bool(false)), column: start)
-        case "n": return PositionedJSON(value: try literal("null", .null), column: start)
-        case let scalar? where scalar == "-" || ("0"..."9").contains(scalar):
+        case UInt8(ascii: "{"): return PositionedJSON(value: try object(), column: start)
+        case UInt8(ascii: "["): return PositionedJSON(value: try array(), column: start)
+        case UInt8(ascii: "\""): return PositionedJSON(value: .string(try string()), column: start)
+        case UInt8(ascii: "t"): return PositionedJSON(value: try literal("true", .bool(true)), column: start)
+        case UInt8(ascii: "f"): return PositionedJSON(value: try literal("false", .bool(false)), column: start)
+        case UInt8(ascii: "n"): return PositionedJSON(value: try literal("null", .null), column: start)
+        case let byte? where byte == UInt8(ascii: "-") || Self.isDigit(byte):
             return PositionedJSON(value: .number(try number()), column: start)
         default: throw error("expected a value, found \(found)")
         }
@@ -133,25 +165,31 @@ private struct Parser {
         try enter()
         defer { depth -= 1 }
         var members: [PositionedJSON.Member] = []
+        // A generated notification has some six members: room for them at once, not after three reallocations.
+        members.reserveCapacity(8)
         skipWhitespace()
-        if current == "}" {
+        if current == UInt8(ascii: "}") {
             index += 1
             return .object(members)
         }
         while true {
             skipWhitespace()
-            guard current == "\"" else { throw error("expected a member name in double quotes, found \(found)") }
+            guard current == UInt8(ascii: "\"") else {
+                throw error("expected a member name in double quotes, found \(found)")
+            }
             let nameColumn = column
             let name = try string()
             skipWhitespace()
-            guard current == ":" else { throw error("expected ':' after the member name, found \(found)") }
+            guard current == UInt8(ascii: ":") else {
+                throw error("expected ':' after the member name, found \(found)")
+            }
             index += 1
             members.append(PositionedJSON.Member(name: name, column: nameColumn, value: try value()))
             skipWhitespace()
             switch current {
-            case ",":
+            case UInt8(ascii: ","):
                 index += 1
-            case "}":
+            case UInt8(ascii: "}"):
                 index += 1
                 return .object(members)
             default:
@@ -165,7 +203,7 @@ private struct Parser {
         defer { depth -= 1 }
         var elements: [PositionedJSON] = []
         skipWhitespace()
-        if current == "]" {
+        if current == UInt8(ascii: "]") {
             index += 1
             return .array(elements)
         }
@@ -173,9 +211,9 @@ private struct Parser {
             elements.append(try value())
             skipWhitespace()
             switch current {
-            case ",":
+            case UInt8(ascii: ","):
                 index += 1
-            case "]":
+            case UInt8(ascii: "]"):
                 index += 1
                 return .array(elements)
             default:
@@ -188,32 +226,31 @@ private struct Parser {
     mutating func string() throws(PositionedJSON.SyntaxError) -> String {
         let start = column
         index += 1
-        if let ascii {
-            // Without escapes or control characters, the string is the bytes up to the closing quote.
-            var end = index
-            while end < ascii.count && ascii[end] >= 0x20 && ascii[end] != UInt8(ascii: "\"")
-                && ascii[end] != UInt8(ascii: "\\")
-            {
-                end += 1
-            }
-            if end < ascii.count && ascii[end] == UInt8(ascii: "\"") {
-                defer { index = end + 1 }
-                return String(decoding: ascii[index..<end], as: UTF8.self)
-            }
+        // Without escapes or control characters (nearly always), the string is the bytes up to the closing quote.
+        var end = index
+        while end < bytes.count && bytes[end] >= 0x20 && bytes[end] != UInt8(ascii: "\"")
+            && bytes[end] != UInt8(ascii: "\\")
+        {
+            end += 1
         }
-        var result = String.UnicodeScalarView()
+        if end < bytes.count && bytes[end] == UInt8(ascii: "\"") {
+            defer { index = end + 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
+        }
+        var result: [UInt8] = Array(bytes[index..<end])
+        index = end
         while true {
-            guard let scalar = current else { throw error("unterminated string", at: start) }
-            switch scalar {
-            case "\"":
+            guard let byte = current else { throw error("unterminated string", at: start) }
+            switch byte {
+            case UInt8(ascii: "\""):
                 index += 1
-                return String(result)
-            case "\\":
-                result.append(try escape())
-            case _ where scalar.value < 0x20:
-                throw error("\(Self.describe(scalar)) inside a string; write it as an escape such as \\n")
+                return String(decoding: result, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                result.append(contentsOf: UTF8.encode(try escape())!)
+            case 0..<0x20:
+                throw error("\(Self.describe(Unicode.Scalar(byte))) inside a string; write it as an escape such as \\n")
             default:
-                result.append(scalar)
+                result.append(byte)
                 index += 1
             }
         }
@@ -223,7 +260,7 @@ private struct Parser {
     mutating func escape() throws(PositionedJSON.SyntaxError) -> Unicode.Scalar {
         let start = column
         index += 1
-        guard let letter = current else { throw error("unterminated string", at: start) }
+        guard let letter = currentScalar else { throw error("unterminated string", at: start) }
         index += 1
         switch letter {
         case "\"", "\\", "/": return letter
@@ -237,7 +274,8 @@ private struct Parser {
             if (0xD800..<0xDC00).contains(unit) {
                 // A character outside the Basic Multilingual Plane is written as a surrogate pair.
                 let lowStart = column
-                guard current == "\\", index + 1 < scalars.count, scalars[index + 1] == "u" else {
+                guard current == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u")
+                else {
                     throw error("unpaired surrogate in \\u escape", at: start)
                 }
                 index += 2
@@ -260,20 +298,33 @@ private struct Parser {
     mutating func hexUnit(escapeStart: Int) throws(PositionedJSON.SyntaxError) -> UInt32 {
         var unit: UInt32 = 0
         for _ in 0..<4 {
-            guard let scalar = current, let digit = Int(String(scalar), radix: 16) else {
+            guard let byte = current, let digit = Self.hexDigit(byte) else {
                 throw error("expected four hex digits after \\u", at: escapeStart)
             }
-            unit = unit << 4 + UInt32(digit)
+            unit = unit << 4 + digit
             index += 1
         }
         return unit
     }
 
+    static func hexDigit(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+
+    static func isDigit(_ byte: UInt8?) -> Bool {
+        byte.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false
+    }
+
     mutating func literal(
-        _ word: String, _ value: PositionedJSON.Value
+        _ word: StaticString, _ value: PositionedJSON.Value
     ) throws(PositionedJSON.SyntaxError) -> PositionedJSON.Value {
         let start = index
-        for expected in word.unicodeScalars {
+        for expected in UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount) {
             guard current == expected else {
                 index = start
                 throw error("expected a value, found \(found)")
@@ -286,28 +337,25 @@ private struct Parser {
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, returned as written.
     mutating func number() throws(PositionedJSON.SyntaxError) -> String {
         let start = index
-        func isDigit(_ scalar: Unicode.Scalar?) -> Bool { scalar.map { ("0"..."9").contains($0) } ?? false }
-        if current == "-" { index += 1 }
-        guard isDigit(current) else { throw error("expected a digit in the number, found \(found)") }
-        if current == "0" {
+        if current == UInt8(ascii: "-") { index += 1 }
+        guard Self.isDigit(current) else { throw error("expected a digit in the number, found \(found)") }
+        if current == UInt8(ascii: "0") {
             index += 1
-            if isDigit(current) { throw error("a number cannot start with 0") }
+            if Self.isDigit(current) { throw error("a number cannot start with 0") }
         } else {
-            while isDigit(current) { index += 1 }
+            while Self.isDigit(current) { index += 1 }
         }
-        if current == "." {
+        if current == UInt8(ascii: ".") {
             index += 1
-            guard isDigit(current) else { throw error("expected a digit after '.', found \(found)") }
-            while isDigit(current) { index += 1 }
+            guard Self.isDigit(current) else { throw error("expected a digit after '.', found \(found)") }
+            while Self.isDigit(current) { index += 1 }
         }
-        if current == "e" || current == "E" {
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
             index += 1
-            if current == "+" || current == "-" { index += 1 }
-            guard isDigit(current) else { throw error("expected a digit in the exponent, found \(found)") }
-            while isDigit(current) { index += 1 }
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+            guard Self.isDigit(current) else { throw error("expected a digit in the exponent, found \(found)") }
+            while Self.isDigit(current) { index += 1 }
         }
-        var text = String.UnicodeScalarView()
-        text.append(contentsOf: scalars[start..<index])
-        return String(text)
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     }
 }

@@ -6,35 +6,46 @@ import Foundation
 /// for one load, so what it holds beyond the shared lists (its table and keys, about 100 bytes a list) is given back
 /// when the load ends; `capacity` bounds that while loading a schedule whose events are all different.
 public final class CalendarCache: Sendable {
-    private let state: Locked<State>
+    /// Locks of their own for parts of the table, chosen by a key's hash: the threads of a load ask about every
+    /// notification, and behind one lock they mostly waited for each other.
+    private let shards: [Locked<State>]
 
     public init(capacity: Int = 262_144) {
-        state = Locked(State(capacity: capacity))
+        let count = 16
+        shards = (0..<count).map { _ in Locked(State(capacity: max(1, capacity / count))) }
     }
 
-    /// The key of a notification's events: their texts and the zone they are read in.
-    static func key(_ texts: [String], zone: ZoneRules) -> String {
-        var key = zone.name
-        for text in texts {
-            key += "\u{0}"
-            key += text
+    /// A notification's events: their texts and the zone they are read in.
+    struct Key: Hashable, Sendable {
+        var zone: String
+        /// The first text, and the others: nearly every notification has one event, and no array of its own.
+        var first: String
+        var others: [String]
+
+        init(_ texts: some Collection<String>, zone: ZoneRules) {
+            self.zone = zone.name
+            first = texts.first ?? ""
+            others = texts.count > 1 ? Array(texts.dropFirst()) : []
         }
-        return key
     }
 
-    func calendars(for key: String) -> [CalendarSpec]? {
-        state.withLock { $0.calendars[key] }
+    private func shard(for key: Key) -> Locked<State> {
+        shards[Int(UInt(bitPattern: key.hashValue) % UInt(shards.count))]
+    }
+
+    func calendars(for key: Key) -> [CalendarSpec]? {
+        shard(for: key).withLock { $0.calendars[key] }
     }
 
     /// Keeps `list` for notifications with the same events, and returns it with its component lists shared with
     /// those of events kept before.
-    func keep(_ list: [CalendarSpec], for key: String) -> [CalendarSpec] {
-        state.withLock { $0.keep(list, for: key) }
+    func keep(_ list: [CalendarSpec], for key: Key) -> [CalendarSpec] {
+        shard(for: key).withLock { $0.keep(list, for: key) }
     }
 
     private struct State {
         let capacity: Int
-        var calendars: [String: [CalendarSpec]] = [:]
+        var calendars: [Key: [CalendarSpec]] = [:]
         /// One copy of each one-element component list seen (`[5]` for the hour of every event at 05:MM): events
         /// that differ only in the minute still share their hour, day, month… lists.
         var components: [CalendarSpec.Component: [CalendarSpec.Component]] = [:]
@@ -43,7 +54,7 @@ public final class CalendarCache: Sendable {
             self.capacity = capacity
         }
 
-        mutating func keep(_ list: [CalendarSpec], for key: String) -> [CalendarSpec] {
+        mutating func keep(_ list: [CalendarSpec], for key: Key) -> [CalendarSpec] {
             let shared = list.map { sharingComponents($0) }
             if calendars.count < capacity { calendars[key] = shared }
             return shared

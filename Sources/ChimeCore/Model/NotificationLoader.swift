@@ -44,16 +44,8 @@ public struct NotificationLoader: Sendable {
         }
     }
 
-    public static let knownKeys: [String: Set<String>] = [
-        "Notification": [
-            "Title", "Body", "Icon", "Category", "Sound", "Urgency", "InterruptionLevel", "Action", "ExecAction",
-            "SnoozeSec", "Badge", "Info", "Deliver", "Enabled", "Thread", "Repeat", "DismissAcknowledges",
-        ],
-        "Trigger": [
-            "At", "OnCalendar", "Every", "From", "Count", "Until", "TimeZone", "Persistent", "RRule", "RDate", "ExDate",
-            "Offset", "RandomizedDelaySec", "FixedRandomDelay", "AccuracySec", "WakeSystem",
-        ],
-    ]
+    public static let knownKeys: [String: Set<String>] = Dictionary(grouping: NotificationKey.allCases, by: \.section)
+        .mapValues { Set($0.map(\.rawValue)) }
 
     /// The keys whose value is a boolean: generators and the application interface may give them as one.
     public static let booleanKeys: Set<String> = [
@@ -128,12 +120,14 @@ public struct NotificationLoader: Sendable {
 /// Reads one file's sections, collecting diagnostics as it goes.
 struct NotificationReader {
     let unit: UnitFile
+    let assignments: NotificationAssignments
     let path: String
     let loader: NotificationLoader
     var diagnostics: [UnitFileDiagnostic] = []
 
     init(unit: UnitFile, path: String, loader: NotificationLoader) {
         self.unit = unit
+        assignments = NotificationAssignments(unit)
         self.path = path
         self.loader = loader
     }
@@ -147,9 +141,13 @@ struct NotificationReader {
     }
 
     /// The value of a single-valued key, `nil` when unset or reset to its default by an empty assignment.
-    func single(_ key: String, in section: String) -> UnitFileEntry? {
-        guard let entry = unit.lastValue(for: key, in: section), !entry.value.isEmpty else { return nil }
-        return entry
+    func single(_ key: NotificationKey) -> UnitFileEntry? {
+        assignments.single(key)
+    }
+
+    /// The assignments of a list-valued key, after systemd's reset rule.
+    func values(_ key: NotificationKey) -> [UnitFileEntry] {
+        assignments.values(key)
     }
 
     mutating func read(id: String) -> ScheduledNotification {
@@ -169,19 +167,19 @@ struct NotificationReader {
         readCalendars(into: &trigger, zone: zone)
         readRecurrence(into: &trigger, zone: zone)
         readWindow(into: &trigger, zone: zone)
-        if let entry = single("Persistent", in: "Trigger") {
+        if let entry = single(.persistent) {
             trigger.isPersistent = boolean(entry) ?? false
         }
         // A file that could not be read, or a line that could not be parsed, already has its error: that it then
         // lacks a trigger or a title follows from it and would only bury the cause.
         let isComplete = !unit.hasErrors
-        let triggerEntries = ["At", "OnCalendar", "RRule", "RDate"].flatMap { unit.values(for: $0, in: "Trigger") }
-        if isComplete && triggerEntries.isEmpty && single("Every", in: "Trigger") == nil {
+        let hasTrigger = [.at, .onCalendar, .rrule, .rdate, .every].contains { assignments.has($0) }
+        if isComplete && !hasTrigger {
             let section = unit.sections.first { $0.name == "Trigger" }?.location ?? fileLocation
             error(section, "No trigger: set At=, OnCalendar=, Every=, RRule= or RDate= in [Trigger].")
         }
 
-        let title = single("Title", in: "Notification")
+        let title = single(.title)
         if isComplete && title == nil {
             let section = unit.sections.first { $0.name == "Notification" }?.location ?? fileLocation
             error(section, "Missing Title= in [Notification].")
@@ -244,7 +242,7 @@ struct NotificationReader {
     }
 
     mutating func readTimeZone(into trigger: inout Trigger) -> ZoneRules {
-        guard let entry = single("TimeZone", in: "Trigger") else { return loader.systemZone }
+        guard let entry = single(.timeZone) else { return loader.systemZone }
         guard loader.zones.isValidName(entry.value), let rules = try? loader.zones.rules(named: entry.value) else {
             error(entry.valueLocation, "Unknown time zone '\(entry.value)' in TimeZone=.")
             return loader.systemZone
@@ -275,16 +273,16 @@ struct NotificationReader {
 
     mutating func readInstants(into trigger: inout Trigger, zone: ZoneRules) {
         var instants: [Date] = []
-        for entry in unit.values(for: "At", in: "Trigger") {
+        for entry in values(.at) {
             if let date = timestamp(entry, zone: zone) { instants.append(date) }
         }
         trigger.instants = instants
     }
 
     mutating func readCalendars(into trigger: inout Trigger, zone: ZoneRules) {
-        let entries = unit.values(for: "OnCalendar", in: "Trigger")
+        let entries = values(.onCalendar)
         guard !entries.isEmpty else { return }
-        let key = loader.calendarCache.map { _ in CalendarCache.key(entries.map(\.value), zone: zone) }
+        let key = loader.calendarCache.map { _ in CalendarCache.Key(entries.lazy.map(\.value), zone: zone) }
         if let key, let shared = loader.calendarCache?.calendars(for: key) {
             trigger.calendars = shared
             return
@@ -304,7 +302,7 @@ struct NotificationReader {
     }
 
     mutating func readWindow(into trigger: inout Trigger, zone: ZoneRules) {
-        if let entry = single("Every", in: "Trigger") {
+        if let entry = single(.every) {
             do {
                 let span = try Timespan.parse(entry.value)
                 if span.microseconds == 0 || span.isInfinite {
@@ -318,9 +316,9 @@ struct NotificationReader {
                 self.error(entry.valueLocation, "Invalid Every= '\(entry.value)': \(error).")
             }
         }
-        if let entry = single("From", in: "Trigger") { trigger.from = timestamp(entry, zone: zone) }
-        if let entry = single("Until", in: "Trigger") { trigger.until = timestamp(entry, zone: zone) }
-        if let entry = single("Count", in: "Trigger") {
+        if let entry = single(.from) { trigger.from = timestamp(entry, zone: zone) }
+        if let entry = single(.until) { trigger.until = timestamp(entry, zone: zone) }
+        if let entry = single(.count) {
             if let count = Int(entry.value), count > 0 {
                 let events = trigger.calendars.count
                 let bound = InputLimits.maximumSteppedCount / max(1, events)
@@ -341,7 +339,7 @@ struct NotificationReader {
             }
         }
         if let from = trigger.from, let until = trigger.until, until < from,
-            let entry = single("Until", in: "Trigger")
+            let entry = single(.until)
         {
             error(entry.location, "Until= (\(entry.value)) is before From=; nothing could fire.")
         }
@@ -350,23 +348,15 @@ struct NotificationReader {
     /// `RandomizedDelaySec=`, `FixedRandomDelay=`, `AccuracySec=`, `WakeSystem=`, as systemd.timer(5) has them.
     mutating func readTiming(into notification: inout ScheduledNotification) {
         var timing = DeliveryTiming()
-        for (key, keyPath) in [("RandomizedDelaySec", \DeliveryTiming.randomizedDelay), ("AccuracySec", \.accuracy)] {
-            guard let entry = single(key, in: "Trigger") else { continue }
-            guard let span = try? Timespan.parse(entry.value), span <= DeliveryTiming.longest else {
-                error(
-                    entry.valueLocation,
-                    "Invalid \(key)= '\(entry.value)': expected a time span of at most 49 days, such as '5min'.")
-                continue
-            }
-            timing[keyPath: keyPath] = Int64(span.microseconds)
-        }
-        if let entry = single("FixedRandomDelay", in: "Trigger") {
+        if let delay = delaySpan(.randomizedDelaySec) { timing.randomizedDelay = delay }
+        if let accuracy = delaySpan(.accuracySec) { timing.accuracy = accuracy }
+        if let entry = single(.fixedRandomDelay) {
             timing.isFixedRandomDelay = boolean(entry) ?? false
             if timing.isFixedRandomDelay && timing.randomizedDelay == 0 {
                 warning(entry.location, "FixedRandomDelay=yes without RandomizedDelaySec= delays nothing.")
             }
         }
-        if let entry = single("WakeSystem", in: "Trigger"), boolean(entry) == true {
+        if let entry = single(.wakeSystem), boolean(entry) == true {
             if let refusal = loader.wakeSystemRefusal {
                 error(entry.valueLocation, "WakeSystem=yes cannot be honoured: \(refusal)")
             } else {
@@ -374,6 +364,18 @@ struct NotificationReader {
             }
         }
         if !timing.isExact || timing.isFixedRandomDelay || timing.wakesSystem { notification.timing = timing }
+    }
+
+    /// The microseconds of `RandomizedDelaySec=` or `AccuracySec=`, when set and valid.
+    mutating func delaySpan(_ key: NotificationKey) -> Int64? {
+        guard let entry = single(key) else { return nil }
+        guard let span = try? Timespan.parse(entry.value), span <= DeliveryTiming.longest else {
+            error(
+                entry.valueLocation,
+                "Invalid \(key.rawValue)= '\(entry.value)': expected a time span of at most 49 days, such as '5min'.")
+            return nil
+        }
+        return Int64(span.microseconds)
     }
 
     /// `Repeat=`: time spans separated by spaces, each one word (`5min 10min 30min`), each at least a second.
@@ -402,12 +404,11 @@ struct NotificationReader {
     }
 
     mutating func readContent(into notification: inout ScheduledNotification) {
-        let section = "Notification"
-        if let entry = single("Body", in: section) { notification.body = entry.value }
-        if let entry = single("Icon", in: section) { notification.icon = entry.value }
-        if let entry = single("Category", in: section) { notification.category = entry.value }
-        if let entry = single("Sound", in: section) { notification.sound = entry.value }
-        if let entry = single("Thread", in: section) {
+        if let entry = single(.body) { notification.body = entry.value }
+        if let entry = single(.icon) { notification.icon = entry.value }
+        if let entry = single(.category) { notification.category = entry.value }
+        if let entry = single(.sound) { notification.sound = entry.value }
+        if let entry = single(.thread) {
             if NotificationLoader.isValidThread(entry.value) {
                 notification.thread = entry.value
             } else {
@@ -417,7 +418,7 @@ struct NotificationReader {
                 )
             }
         }
-        if let entry = single("InterruptionLevel", in: section) {
+        if let entry = single(.interruptionLevel) {
             if let level = ScheduledNotification.InterruptionLevel(rawValue: entry.value) {
                 notification.interruptionLevel = level
                 notification.urgency = level.defaultUrgency
@@ -429,21 +430,21 @@ struct NotificationReader {
             }
         }
         // An explicit Urgency= wins over the level's for the desktop; the level still decides focus.
-        if let entry = single("Urgency", in: section) {
+        if let entry = single(.urgency) {
             if let urgency = ScheduledNotification.Urgency(rawValue: entry.value) {
                 notification.urgency = urgency
             } else {
                 error(entry.valueLocation, "Invalid Urgency= '\(entry.value)': expected low, normal or critical.")
             }
         }
-        if let entry = single("Badge", in: section) {
+        if let entry = single(.badge) {
             if let badge = ScheduledNotification.BadgeChange(parsing: entry.value) {
                 notification.badge = badge
             } else {
                 error(entry.valueLocation, "Invalid Badge= '\(entry.value)': expected N, +N, -N or clear.")
             }
         }
-        if let entry = single("SnoozeSec", in: section) {
+        if let entry = single(.snoozeSec) {
             if let span = try? Timespan.parse(entry.value), span.microseconds > 0, !span.isInfinite,
                 let duration = span.duration
             {
@@ -452,16 +453,18 @@ struct NotificationReader {
                 error(entry.valueLocation, "Invalid SnoozeSec= '\(entry.value)': expected a time span above zero.")
             }
         }
-        if let entry = single("Repeat", in: section) { readRepeats(entry, into: &notification) }
-        if let entry = single("DismissAcknowledges", in: section) {
+        if let entry = single(.repeats) { readRepeats(entry, into: &notification) }
+        if let entry = single(.dismissAcknowledges) {
             notification.dismissAcknowledges = boolean(entry) ?? true
         }
-        if let entry = single("Enabled", in: section) { notification.isEnabled = boolean(entry) ?? true }
+        if let entry = single(.enabled) { notification.isEnabled = boolean(entry) ?? true }
         readActions(into: &notification)
         // Gathered first and set once: the notification keeps the pairs packed.
         var info: [(key: String, value: String)] = []
-        for entry in unit.values(for: "Info", in: section) {
-            guard let equals = entry.value.firstIndex(of: "="), Self.isValidInfoKey(entry.value[..<equals]) else {
+        for entry in values(.info) {
+            guard let equals = entry.value.utf8.firstIndex(of: UInt8(ascii: "=")),
+                Self.isValidInfoKey(entry.value[..<equals])
+            else {
                 error(
                     entry.valueLocation,
                     "Invalid Info= '\(entry.value)': expected KEY=VALUE with a KEY of letters, digits and '_'.")
@@ -473,7 +476,7 @@ struct NotificationReader {
             info.append((key, value))
         }
         if !info.isEmpty { notification.info = info }
-        for entry in unit.values(for: "Deliver", in: section) {
+        for entry in values(.deliver) {
             do {
                 for name in try entry.words() where !notification.backends.contains(name) {
                     notification.backends.append(name)
@@ -492,7 +495,7 @@ struct NotificationReader {
     }
 
     mutating func readActions(into notification: inout ScheduledNotification) {
-        for entry in unit.values(for: "Action", in: "Notification") {
+        for entry in values(.action) {
             guard let colon = entry.value.firstIndex(of: ":"), Self.isValidActionKey(entry.value[..<colon]),
                 !entry.value[entry.value.index(after: colon)...].isEmpty
             else {
@@ -503,7 +506,7 @@ struct NotificationReader {
             notification.actions.removeAll { $0.key == key }
             notification.actions.append(.init(key: key, label: String(entry.value[entry.value.index(after: colon)...])))
         }
-        for entry in unit.values(for: "ExecAction", in: "Notification") {
+        for entry in values(.execAction) {
             guard let colon = entry.value.firstIndex(of: ":"), Self.isValidActionKey(entry.value[..<colon]) else {
                 error(entry.valueLocation, "Invalid ExecAction= '\(entry.value)': expected KEY:COMMAND.")
                 continue
@@ -524,7 +527,7 @@ struct NotificationReader {
         }
         for key in notification.actionCommands.keys.sorted()
         where key != "default" && !notification.actions.contains(where: { $0.key == key }) {
-            let entry = unit.values(for: "ExecAction", in: "Notification").last { $0.value.hasPrefix(key + ":") }
+            let entry = values(.execAction).last { $0.value.hasPrefix(key + ":") }
             warning(
                 entry?.location ?? UnitFileLocation(file: path),
                 "ExecAction= for '\(key)', which no Action= offers; it can only be chosen by name.")
@@ -540,20 +543,30 @@ struct NotificationReader {
         return value
     }
 
+    // Both decided on the bytes: asked for every Action= and Info= of a million generated notifications.
     static func isValidActionKey(_ key: Substring) -> Bool {
         !key.isEmpty && key.utf8.count <= 64
-            && key.unicodeScalars.allSatisfy {
-                $0.isASCII && ($0.properties.isAlphabetic || "0123456789-_.".unicodeScalars.contains($0))
+            && key.utf8.allSatisfy {
+                isASCIILetterOrDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+                    || $0 == UInt8(ascii: ".")
             }
     }
 
     /// Info keys become journal fields (`CHIME_INFO_KEY`): letters, digits and `_`, not starting with a digit.
     static func isValidInfoKey(_ key: Substring) -> Bool {
-        guard let first = key.unicodeScalars.first, !("0"..."9").contains(first), key.utf8.count <= 64 else {
+        guard let first = key.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first), key.utf8.count <= 64
+        else {
             return false
         }
-        return key.unicodeScalars.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_")
+        return key.utf8.allSatisfy { isASCIILetterOrDigit($0) || $0 == UInt8(ascii: "_") }
+    }
+
+    private static func isASCIILetterOrDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default: false
         }
     }
 }

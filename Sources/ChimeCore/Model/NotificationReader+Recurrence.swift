@@ -5,11 +5,11 @@ extension NotificationReader {
     /// times, each an RFC 5545 date or date and time (several separated by commas, as in an `.ics` file) or one
     /// absolute timestamp; a time without a zone is wall-clock time in `zone`. And `Offset=` (`TriggerOffset`).
     mutating func readRecurrence(into trigger: inout Trigger, zone: ZoneRules) {
-        let ruleEntries = unit.values(for: "RRule", in: "Trigger")
-        let dateEntries = unit.values(for: "RDate", in: "Trigger")
-        let exclusionEntries = unit.values(for: "ExDate", in: "Trigger")
+        let ruleEntries = values(.rrule)
+        let dateEntries = values(.rdate)
+        let exclusionEntries = values(.exdate)
         var offset: TriggerOffset?
-        if let entry = single("Offset", in: "Trigger") {
+        if let entry = single(.offset) {
             offset = TriggerOffset(parsing: entry.value)
             if offset == nil {
                 error(
@@ -37,7 +37,7 @@ extension NotificationReader {
     /// zone of its own gives its wall clock as written, also where `zone`'s clock skips it; one that names a zone
     /// (or is `@SECONDS`) gives its instant either way, and its wall time is that instant's in `zone`.
     private func start(zone: ZoneRules) -> Int64? {
-        guard let entry = single("From", in: "Trigger") else { return nil }
+        guard let entry = single(.from) else { return nil }
         let anyNow = Date(timeIntervalSince1970: 1_000_000_000)
         guard let instant = try? Timestamp.read(entry.value, now: anyNow, localZone: zone, zones: loader.zones),
             let written = try? Timestamp.read(entry.value, now: anyNow, localZone: .utc, zones: loader.zones)

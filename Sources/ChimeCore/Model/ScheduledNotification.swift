@@ -90,7 +90,7 @@ public struct ScheduledNotification: Sendable, Equatable {
         var sound: String?
         var actions: [Action] = []
         var actionCommands: [String: [String]] = [:]
-        var snooze: Duration = .seconds(600)
+        var snooze = ScheduledNotification.defaultSnooze
         var badge: BadgeChange?
         var backends: [String] = []
         var interruptionLevel = InterruptionLevel.active
@@ -118,6 +118,8 @@ public struct ScheduledNotification: Sendable, Equatable {
     /// Whether every rarely set key has its default, so that nothing is kept out of line.
     var extrasAreDefault: Bool { extrasBox == nil }
 
+    // The getters of the properties read one field through the box instead, without copying the rest: the
+    // scheduler and the loads ask for them for every notification.
     private var extras: Extras {
         get { extrasBox?.value ?? Extras() }
         set {
@@ -130,34 +132,36 @@ public struct ScheduledNotification: Sendable, Equatable {
     }
 
     public var icon: String? {
-        get { extras.icon }
+        get { extrasBox?.value.icon }
         set { extras.icon = newValue }
     }
     public var category: String? {
-        get { extras.category }
+        get { extrasBox?.value.category }
         set { extras.category = newValue }
     }
     /// A sound name, `default`, or an absolute file path.
     public var sound: String? {
-        get { extras.sound }
+        get { extrasBox?.value.sound }
         set { extras.sound = newValue }
     }
     public var actions: [Action] {
-        get { extras.actions }
+        get { extrasBox?.value.actions ?? [] }
         set { extras.actions = newValue }
     }
     /// `ExecAction=KEY:COMMAND`: the argv to run when the action `KEY` is chosen.
     public var actionCommands: [String: [String]] {
-        get { extras.actionCommands }
+        get { extrasBox?.value.actionCommands ?? [:] }
         set { extras.actionCommands = newValue }
     }
+    /// What `SnoozeSec=` is unless set: ten minutes.
+    public static let defaultSnooze: Duration = .seconds(600)
     /// How long `snooze` postpones the notification.
     public var snooze: Duration {
-        get { extras.snooze }
+        get { extrasBox?.value.snooze ?? Self.defaultSnooze }
         set { extras.snooze = newValue }
     }
     public var badge: BadgeChange? {
-        get { extras.badge }
+        get { extrasBox?.value.badge }
         set { extras.badge = newValue }
     }
     /// `Info=KEY=VALUE` pairs in file order: the userInfo of the iOS API.
@@ -166,18 +170,18 @@ public struct ScheduledNotification: Sendable, Equatable {
         set { packedInfo = PackedPairs(newValue) }
     }
     public var interruptionLevel: InterruptionLevel {
-        get { extras.interruptionLevel }
+        get { extrasBox?.value.interruptionLevel ?? .active }
         set { extras.interruptionLevel = newValue }
     }
     /// `Repeat=`: after each delivery, deliver again after the first span, then the second…, the last one over
     /// and over, until the user acknowledges it; empty for a notification delivered once per occurrence.
     public var repeats: [Duration] {
-        get { extras.repeats }
+        get { extrasBox?.value.repeats ?? [] }
         set { extras.repeats = newValue }
     }
     /// `DismissAcknowledges=`: whether the user closing the bubble acknowledges it (stops its repeats).
     public var dismissAcknowledges: Bool {
-        get { extras.dismissAcknowledges }
+        get { extrasBox?.value.dismissAcknowledges ?? true }
         set { extras.dismissAcknowledges = newValue }
     }
     /// The delay before the repeat that follows repeat number `count` (0: after the delivery itself).
@@ -187,18 +191,17 @@ public struct ScheduledNotification: Sendable, Equatable {
     /// `RandomizedDelaySec=`, `FixedRandomDelay=` and `AccuracySec=` of `[Trigger]`: how long after each occurrence
     /// its delivery is due. They leave the occurrences themselves as they are, so they live here, not in `Trigger`.
     public var timing: DeliveryTiming {
-        // Read without copying the rest of the extras: the scheduler asks for it at every occurrence.
         get { extrasBox?.value.timing ?? DeliveryTiming() }
         set { extras.timing = newValue }
     }
     /// `Thread=`: the group it belongs to (a course, a chat); the desktop shows one bubble per thread.
     public var thread: String? {
-        get { extras.thread }
+        get { extrasBox?.value.thread }
         set { extras.thread = newValue }
     }
     /// Backend names from `Deliver=`; empty means the daemon's default.
     public var backends: [String] {
-        get { extras.backends }
+        get { extrasBox?.value.backends ?? [] }
         set { extras.backends = newValue }
     }
 
@@ -287,12 +290,33 @@ struct PackedPairs: Sendable, Equatable {
     init() {}
 
     init(_ pairs: [(key: String, value: String)]) {
-        for (key, value) in pairs {
-            for part in [key, value] {
-                text += String(part.utf8.count)
-                text += ":"
-                text += part
+        // Written into the string's storage at once: appending six pieces a pair cost more than the rest of reading
+        // a generated notification's Info= did.
+        func digits(_ number: Int) -> Int { number < 10 ? 1 : 1 + digits(number / 10) }
+        func size(_ part: String) -> Int { digits(part.utf8.count) + 1 + part.utf8.count }
+        let length = pairs.reduce(0) { $0 + size($1.key) + size($1.value) }
+        text = String(unsafeUninitializedCapacity: length) { buffer in
+            var end = 0
+            func write(_ part: String) {
+                let count = part.utf8.count
+                var remaining = count
+                for place in stride(from: end + digits(count) - 1, through: end, by: -1) {
+                    buffer[place] = UInt8(ascii: "0") + UInt8(remaining % 10)
+                    remaining /= 10
+                }
+                end += digits(count)
+                buffer[end] = UInt8(ascii: ":")
+                end += 1
+                for byte in part.utf8 {
+                    buffer[end] = byte
+                    end += 1
+                }
             }
+            for (key, value) in pairs {
+                write(key)
+                write(value)
+            }
+            return end
         }
     }
 

@@ -41,7 +41,7 @@ public enum BusRequestEntries {
         }
         add("DismissAcknowledges", notification.dismissAcknowledges ? nil : "no")
         add("Badge", notification.badge?.description)
-        if notification.snooze != .seconds(600) {
+        if notification.snooze != ScheduledNotification.defaultSnooze {
             let microseconds = notification.snooze.wholeMicroseconds
             add("SnoozeSec", microseconds % 1_000_000 == 0 ? "\(microseconds / 1_000_000)s" : "\(microseconds)us")
         }

@@ -171,16 +171,17 @@ public struct GeneratorSource: ScheduleSource {
                     schedule.notifications += previous.notifications
                 }
             } else {
-                var results = GeneratorOutput.validated(parsing: outcome.output, path: generator.path, by: loader)
-                schedule.notifications.reserveCapacity(start + results.count)
-                // Each notification is moved into the schedule, not copied: this part runs on one thread.
-                for index in results.indices {
-                    problems += results[index].result.diagnostics
-                    if let notification = results[index].result.notification.take() {
-                        schedule.notifications.append(
-                            LoadedNotification(
-                                notification: notification, source: generator.path, line: results[index].line))
-                    }
+                let source = generator.path
+                let loaded = GeneratorOutput.validated(
+                    parsing: outcome.output, path: generator.path, by: loader, problems: &problems
+                ) { line, result in
+                    var result = result
+                    return LoadedNotification(notification: result.notification.take()!, source: source, line: line)
+                }
+                if schedule.notifications.isEmpty {
+                    schedule.notifications = loaded
+                } else {
+                    schedule.notifications += loaded
                 }
             }
             schedule.problems += problems

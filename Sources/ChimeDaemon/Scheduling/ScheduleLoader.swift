@@ -204,10 +204,12 @@ public struct ScheduleLoader: Sendable {
         }
         schedule.zoneLookups = loader.zones.lookups
         var seen = Set<String>(minimumCapacity: schedule.notifications.count)
-        // Duplicates are rare: look for one before copying every entry through the filter.
-        guard schedule.notifications.contains(where: { !seen.insert($0.notification.id).inserted }) else {
-            return schedule
+        // Duplicates are rare: look for one before copying every entry through the filter. In place, since
+        // `contains(where:)` would copy each notification out.
+        let hasDuplicates = schedule.notifications.withUnsafeBufferPointer { entries in
+            entries.indices.contains { !seen.insert(entries[$0].notification.id).inserted }
         }
+        guard hasDuplicates else { return schedule }
         seen.removeAll(keepingCapacity: true)
         // The generators' ranges of notifications no longer hold; the next rebuild reads them again.
         schedule.generatorOutputs = [:]

@@ -120,8 +120,13 @@ final class ScheduleRebuilder: @unchecked Sendable {
             }
             // Named by some notification's Deliver=; the defaults are added where they are known, on the queue.
             var named = Set<String>()
-            for entry in (try? result.get())?.notifications ?? [] {
-                for name in entry.notification.backends { named.insert(name) }
+            if case .success(let loaded) = result {
+                // In place: `for entry in` copies each notification out, retaining and releasing all it holds.
+                loaded.notifications.withUnsafeBufferPointer { entries in
+                    for index in entries.indices {
+                        for name in entries[index].notification.backends { named.insert(name) }
+                    }
+                }
             }
             let namedBackends = named
             self.queue.async {
