@@ -26,4 +26,50 @@ import Testing
         other.info.removeLast()
         #expect(other == notification)
     }
+
+    /// A million of them are held at once: what most leave unset stays out of line (Extras, Trigger's rare keys,
+    /// the history's missing last occurrence).
+    @Test func aScheduledNotificationAndItsHistoryStayCompact() {
+        #expect(MemoryLayout<Trigger>.size == 32)
+        #expect(MemoryLayout<ScheduledNotification>.stride == 112)
+        #expect(MemoryLayout<DeliveryHistory>.stride == 16)
+    }
+
+    @Test func aTriggersRareKeysRoundTripAndCopiesAreIndependent() {
+        var trigger = Trigger()
+        trigger.calendars = [try! CalendarSpec("daily", localZone: .utc, zones: .system)]
+        #expect(trigger.interval == nil && trigger.from == nil && trigger.count == nil && trigger.until == nil)
+        #expect(!trigger.isPersistent && trigger.recurrence == nil && trigger.countLimit == nil)
+        let plain = trigger
+        trigger.interval = Timespan(microseconds: 3_600_000_000)
+        trigger.from = Date(timeIntervalSince1970: 1_800_000_000)
+        trigger.until = Date(timeIntervalSince1970: 1_900_000_000)
+        trigger.isPersistent = true
+        trigger.count = 5
+        #expect(trigger.interval == Timespan(microseconds: 3_600_000_000) && trigger.count == 5)
+        #expect(trigger.from == Date(timeIntervalSince1970: 1_800_000_000) && trigger.isPersistent)
+        #expect(trigger.until == Date(timeIntervalSince1970: 1_900_000_000))
+        // Count= beside a calendar walks its sequence once and keeps the limit; the copy made before has none.
+        #expect(trigger.countLimit != nil && plain.countLimit == nil)
+        #expect(plain.interval == nil && plain.count == nil && trigger != plain)
+        var copy = trigger
+        copy.count = nil
+        #expect(copy.countLimit == nil && trigger.count == 5 && trigger.countLimit != nil)
+        copy.interval = nil
+        copy.from = nil
+        copy.until = nil
+        copy.isPersistent = false
+        #expect(copy == plain)
+    }
+
+    @Test func aHistoryWithoutALastOccurrenceIsNotOneWithIt() {
+        let seen = Date(timeIntervalSince1970: 1_800_000_000)
+        var history = DeliveryHistory(firstSeen: seen)
+        #expect(history.lastOccurrence == nil && history == DeliveryHistory(firstSeen: seen))
+        history.lastOccurrence = Date(timeIntervalSince1970: 1_800_000_000.25)
+        #expect(history.lastOccurrence == Date(timeIntervalSince1970: 1_800_000_000.25))
+        #expect(history != DeliveryHistory(firstSeen: seen))
+        history.lastOccurrence = nil
+        #expect(history == DeliveryHistory(firstSeen: seen))
+    }
 }

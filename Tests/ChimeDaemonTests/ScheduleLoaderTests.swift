@@ -52,4 +52,15 @@ import Testing
             try loader.load(systemZone: .utc)
         }
     }
+
+    /// A generator's line is kept in four bytes beside its notification, of which a schedule holds a million.
+    @Test func aLoadedNotificationKeepsItsLineCompactly() {
+        let notification = ScheduledNotification(id: "a", title: "t", trigger: Trigger())
+        #expect(MemoryLayout<LoadedNotification>.stride == 136)
+        #expect(LoadedNotification(notification: notification, source: "gen").line == nil)
+        #expect(LoadedNotification(notification: notification, source: "gen", line: 7).line == 7)
+        var loaded = LoadedNotification(notification: notification, source: "gen", line: 7)
+        loaded.line = nil
+        #expect(loaded.line == nil)
+    }
 }

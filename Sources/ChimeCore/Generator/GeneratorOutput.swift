@@ -75,35 +75,46 @@ public struct GeneratorOutput: Sendable {
     ) -> [Made] {
         let reader = GeneratorOutput(path: path)
         let rawLines = output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        // Made in place of their lines by the threads, then moved out in line order: copying them, as a map would,
-        // retained and released every string of a million notifications on this one thread.
-        let scratch = UnsafeMutablePointer<(made: Made?, problems: [UnitFileDiagnostic])>.allocate(
-            capacity: rawLines.count)
-        defer { scratch.deallocate() }
-        nonisolated(unsafe) let output = scratch
-        withoutActuallyEscaping(make) { make in
-            nonisolated(unsafe) let make = make
-            let chunkSize = 4096
-            ParallelWork.perform(iterations: (rawLines.count + chunkSize - 1) / chunkSize) { chunk in
-                for index in chunk * chunkSize..<min(rawLines.count, (chunk + 1) * chunkSize) {
-                    guard let line = reader.line(rawLines[index], number: index + 1) else {
-                        (output + index).initialize(to: (nil, []))
-                        continue
+        let chunkSize = 4096
+        let chunks = (rawLines.count + chunkSize - 1) / chunkSize
+        // Each line's result is made by the threads in its line's place of the array returned, and the array is
+        // then closed up over the lines that made nothing, in place: copying the results, as a map would, retained
+        // and released every string of a million notifications on this one thread, and a buffer between would
+        // hold them twice.
+        let isMade = UnsafeMutableBufferPointer<Bool>.allocate(capacity: rawLines.count)
+        let chunkProblems = UnsafeMutableBufferPointer<[UnitFileDiagnostic]>.allocate(capacity: chunks)
+        defer {
+            isMade.deallocate()
+            chunkProblems.deinitialize().deallocate()
+        }
+        let made = [Made](unsafeUninitializedCapacity: rawLines.count) { buffer, initialized in
+            nonisolated(unsafe) let buffer = buffer
+            withoutActuallyEscaping(make) { make in
+                nonisolated(unsafe) let make = make
+                ParallelWork.perform(iterations: chunks) { chunk in
+                    var problems: [UnitFileDiagnostic] = []
+                    for index in chunk * chunkSize..<min(rawLines.count, (chunk + 1) * chunkSize) {
+                        isMade[index] = false
+                        guard let line = reader.line(rawLines[index], number: index + 1) else { continue }
+                        let result = reader.validate(line, loader)
+                        problems += result.diagnostics
+                        guard keepingAll || result.notification != nil else { continue }
+                        (buffer.baseAddress! + index).initialize(to: make(line.number, result))
+                        isMade[index] = true
                     }
-                    let result = reader.validate(line, loader)
-                    let problems = result.diagnostics
-                    let made = keepingAll || result.notification != nil ? make(line.number, result) : nil
-                    (output + index).initialize(to: (made, problems))
+                    (chunkProblems.baseAddress! + chunk).initialize(to: problems)
                 }
             }
+            var end = 0
+            for index in 0..<rawLines.count where isMade[index] {
+                if index != end {
+                    (buffer.baseAddress! + end).moveInitialize(from: buffer.baseAddress! + index, count: 1)
+                }
+                end += 1
+            }
+            initialized = end
         }
-        var made: [Made] = []
-        made.reserveCapacity(rawLines.count)
-        for index in rawLines.indices {
-            let line = (scratch + index).move()
-            if !line.problems.isEmpty { problems += line.problems }
-            if let kept = line.made { made.append(kept) }
-        }
+        for chunk in chunkProblems where !chunk.isEmpty { problems += chunk }
         return made
     }
 

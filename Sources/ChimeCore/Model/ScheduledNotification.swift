@@ -222,66 +222,6 @@ public struct ScheduledNotification: Sendable, Equatable {
     }
 }
 
-/// When a notification fires: the `[Trigger]` section.
-///
-/// The occurrences are the union of the `At=` instants, the elapses of the `OnCalendar=` events and the
-/// `From + k·Every` instants, limited to the window from `From=` (or the first time the notification was seen)
-/// to `Until=` (inclusive), of which `Count=` keeps the first N.
-public struct Trigger: Sendable, Equatable {
-    /// `At=`: one-shot instants, kept in ascending order (the next one is found by halving).
-    public var instants: [Date] = [] {
-        didSet {
-            if zip(instants, instants.dropFirst()).contains(where: { $0 > $1 }) { instants.sort() }
-            resetCountLimit()
-        }
-    }
-    /// `OnCalendar=`: calendar events, read in `timeZone` unless they name a zone.
-    public var calendars: [CalendarSpec] = [] {
-        didSet { resetCountLimit() }
-    }
-    /// `Every=`: the repeat interval, in microseconds.
-    public var interval: Timespan? {
-        didSet { resetCountLimit() }
-    }
-    /// `From=`: the anchor of `Every=` and the start of the window.
-    public var from: Date?
-    /// `Count=`: how many occurrences there are at most.
-    public var count: Int? {
-        didSet { resetCountLimit() }
-    }
-    /// `Until=`: no occurrence after this instant.
-    public var until: Date?
-    /// `TimeZone=`: the zone of wall-clock times without a zone of their own; `nil` means the system zone.
-    public var timeZone: ZoneRules?
-    /// `Persistent=`: deliver once, late, what was missed while the daemon was not running.
-    public var isPersistent = false
-    /// `RRule=`, `RDate=`, `ExDate=`: RFC 5545's recurrence set, started at `From=` (or the first sighting) on the
-    /// wall clock of `timeZone`.
-    public var recurrence: RecurrenceSet? {
-        didSet { resetCountLimit() }
-    }
-    /// The last occurrence `Count=` allows, once found: only for a trigger whose occurrences merge several sources
-    /// (where finding it means walking the sequence from its start); shared by copies, made anew on a change.
-    var countLimit: CountLimit?
-
-    public init() {}
-
-    private mutating func resetCountLimit() {
-        countLimit = count != nil && !(calendars.isEmpty && instants.isEmpty && recurrence == nil) ? CountLimit() : nil
-    }
-
-    public static func == (a: Trigger, b: Trigger) -> Bool {
-        a.instants == b.instants && a.calendars == b.calendars && a.interval == b.interval && a.from == b.from
-            && a.count == b.count && a.until == b.until && a.timeZone?.name == b.timeZone?.name
-            && a.isPersistent == b.isPersistent && a.recurrence == b.recurrence
-    }
-
-    /// Whether the trigger fires at most once in total.
-    public var isOneShot: Bool {
-        calendars.isEmpty && interval == nil && instants.count <= 1 && recurrence?.hasSources != true
-    }
-}
-
 /// Key–value pairs in one string, each string written as its length in UTF-8 bytes, `:`, and its bytes (`4:kind5:bench`
 /// for `kind=bench`), so that any text round-trips.
 struct PackedPairs: Sendable, Equatable {

@@ -5,11 +5,20 @@ public struct DeliveryHistory: Sendable, Equatable {
     /// When the notification was first seen: the anchor of `Every=` and of `Count=` without `From=`.
     public var firstSeen: Date
     /// The last occurrence delivered (or deliberately skipped); later occurrences only.
-    public var lastOccurrence: Date?
+    public var lastOccurrence: Date? {
+        get { lastOccurrenceStored.isNaN ? nil : Date(timeIntervalSinceReferenceDate: lastOccurrenceStored) }
+        set { lastOccurrenceStored = newValue?.timeIntervalSinceReferenceDate ?? .nan }
+    }
+    /// `lastOccurrence`, NaN for none: sixteen bytes a history instead of twenty-four, in a table of a million.
+    private var lastOccurrenceStored: Double
 
     public init(firstSeen: Date, lastOccurrence: Date? = nil) {
         self.firstSeen = firstSeen
-        self.lastOccurrence = lastOccurrence
+        lastOccurrenceStored = lastOccurrence?.timeIntervalSinceReferenceDate ?? .nan
+    }
+
+    public static func == (a: DeliveryHistory, b: DeliveryHistory) -> Bool {
+        a.firstSeen == b.firstSeen && a.lastOccurrence == b.lastOccurrence
     }
 }
 
