@@ -237,7 +237,7 @@ private struct LineReader {
             readID(member)
             return
         }
-        guard let known = NotificationKey.named[key] else {
+        guard let notificationKey = NotificationKey.named[key] else {
             let known = (NotificationLoader.knownKeys.values.flatMap { $0 } + ["Id"]).sorted()
             diagnostics.append(
                 UnitFileDiagnostic(
@@ -245,7 +245,7 @@ private struct LineReader {
                     "Unknown key '\(key)', ignoring." + Suggestion.didYouMean(key, among: known)))
             return
         }
-        add(member, isTrigger: known.isTrigger)
+        add(member, isTrigger: notificationKey.isTrigger)
     }
 
     mutating func readID(_ member: PositionedJSON.Member) {

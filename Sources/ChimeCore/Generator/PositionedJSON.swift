@@ -39,13 +39,8 @@ struct PositionedJSON: Sendable {
     /// Nesting deeper than this is refused, so that a line of ten thousand `[` cannot exhaust the stack.
     static let maximumDepth = 32
 
-    /// Parses `line`, which must hold exactly one JSON value (whitespace around it is allowed).
-    static func parse(_ line: String) throws(SyntaxError) -> PositionedJSON {
-        var line = line
-        return try line.withUTF8 { bytes in Result { () throws(SyntaxError) in try parse(utf8: bytes) } }.get()
-    }
-
-    /// Parses the bytes of one line, which must be valid UTF-8 and hold exactly one JSON value.
+    /// Parses the bytes of one line, which must be valid UTF-8 and hold exactly one JSON value (whitespace around
+    /// it is allowed).
     static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) throws(SyntaxError) -> PositionedJSON {
         var parser = Parser(bytes: bytes)
         let value = try parser.value()

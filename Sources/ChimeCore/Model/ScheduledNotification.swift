@@ -118,10 +118,12 @@ public struct ScheduledNotification: Sendable, Equatable {
     /// Whether every rarely set key has its default, so that nothing is kept out of line.
     var extrasAreDefault: Bool { extrasBox == nil }
 
-    // The getters of the properties read one field through the box instead, without copying the rest: the
-    // scheduler and the loads ask for them for every notification.
+    /// What a notification without extras has. The getters read one field, through the box or from this, without
+    /// copying the rest: the scheduler and the loads ask for them for every notification.
+    private static let noExtras = Extras()
+
     private var extras: Extras {
-        get { extrasBox?.value ?? Extras() }
+        get { extrasBox?.value ?? Self.noExtras }
         set {
             if isKnownUniquelyReferenced(&extrasBox) {
                 extrasBox!.value = newValue
@@ -145,19 +147,19 @@ public struct ScheduledNotification: Sendable, Equatable {
         set { extras.sound = newValue }
     }
     public var actions: [Action] {
-        get { extrasBox?.value.actions ?? [] }
+        get { extrasBox?.value.actions ?? Self.noExtras.actions }
         set { extras.actions = newValue }
     }
     /// `ExecAction=KEY:COMMAND`: the argv to run when the action `KEY` is chosen.
     public var actionCommands: [String: [String]] {
-        get { extrasBox?.value.actionCommands ?? [:] }
+        get { extrasBox?.value.actionCommands ?? Self.noExtras.actionCommands }
         set { extras.actionCommands = newValue }
     }
     /// What `SnoozeSec=` is unless set: ten minutes.
     public static let defaultSnooze: Duration = .seconds(600)
     /// How long `snooze` postpones the notification.
     public var snooze: Duration {
-        get { extrasBox?.value.snooze ?? Self.defaultSnooze }
+        get { extrasBox?.value.snooze ?? Self.noExtras.snooze }
         set { extras.snooze = newValue }
     }
     public var badge: BadgeChange? {
@@ -170,18 +172,18 @@ public struct ScheduledNotification: Sendable, Equatable {
         set { packedInfo = PackedPairs(newValue) }
     }
     public var interruptionLevel: InterruptionLevel {
-        get { extrasBox?.value.interruptionLevel ?? .active }
+        get { extrasBox?.value.interruptionLevel ?? Self.noExtras.interruptionLevel }
         set { extras.interruptionLevel = newValue }
     }
     /// `Repeat=`: after each delivery, deliver again after the first span, then the second…, the last one over
     /// and over, until the user acknowledges it; empty for a notification delivered once per occurrence.
     public var repeats: [Duration] {
-        get { extrasBox?.value.repeats ?? [] }
+        get { extrasBox?.value.repeats ?? Self.noExtras.repeats }
         set { extras.repeats = newValue }
     }
     /// `DismissAcknowledges=`: whether the user closing the bubble acknowledges it (stops its repeats).
     public var dismissAcknowledges: Bool {
-        get { extrasBox?.value.dismissAcknowledges ?? true }
+        get { extrasBox?.value.dismissAcknowledges ?? Self.noExtras.dismissAcknowledges }
         set { extras.dismissAcknowledges = newValue }
     }
     /// The delay before the repeat that follows repeat number `count` (0: after the delivery itself).
@@ -191,7 +193,7 @@ public struct ScheduledNotification: Sendable, Equatable {
     /// `RandomizedDelaySec=`, `FixedRandomDelay=` and `AccuracySec=` of `[Trigger]`: how long after each occurrence
     /// its delivery is due. They leave the occurrences themselves as they are, so they live here, not in `Trigger`.
     public var timing: DeliveryTiming {
-        get { extrasBox?.value.timing ?? DeliveryTiming() }
+        get { extrasBox?.value.timing ?? Self.noExtras.timing }
         set { extras.timing = newValue }
     }
     /// `Thread=`: the group it belongs to (a course, a chat); the desktop shows one bubble per thread.
@@ -201,7 +203,7 @@ public struct ScheduledNotification: Sendable, Equatable {
     }
     /// Backend names from `Deliver=`; empty means the daemon's default.
     public var backends: [String] {
-        get { extrasBox?.value.backends ?? [] }
+        get { extrasBox?.value.backends ?? Self.noExtras.backends }
         set { extras.backends = newValue }
     }
 

@@ -11,8 +11,8 @@ public struct LoadedNotification: Sendable {
         get { storedLine == 0 ? nil : Int(storedLine) }
         set { storedLine = newValue.map { UInt32(clamping: $0) } ?? 0 }
     }
-    /// `line`, 0 for none: four bytes instead of the sixteen an optional takes here, for each of a million
-    /// notifications (a generator printing more than four billion lines would have them shown as the last).
+    /// `line`, 0 for none: an optional `Int` made each of a million entries eight bytes larger (a generator
+    /// printing more than four billion lines would have the later ones shown as the last).
     private var storedLine: UInt32
 
     public init(notification: ScheduledNotification, source: String, line: Int? = nil) {
