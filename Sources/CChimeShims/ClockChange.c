@@ -58,3 +58,7 @@ int chime_release_free_memory(void) {
 int chime_limit_malloc_arenas(int count) {
     return mallopt(M_ARENA_MAX, count);
 }
+
+int chime_map_allocations_from(int bytes) {
+    return mallopt(M_MMAP_THRESHOLD, bytes);
+}

@@ -42,6 +42,9 @@ public final class Daemon: @unchecked Sendable {
         // runs on otherwise keeps the freed memory of past loads in an arena of its own, and the RSS at rest with
         // 100,000 notifications grows to twice the schedule over minutes (docs/reliability.md, the soak).
         _ = chime_limit_malloc_arenas(Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
+        // A generator's output is read in chunks that are freed as their lines are loaded: mapped one by one, their
+        // memory is given back then, instead of lying in a heap beside the schedule being made.
+        _ = chime_map_allocations_from(Int32(LineChunks.chunkSize))
         // A bus-activated chimed learns the session bus from the activation (DBUS_STARTER_ADDRESS): its badges and
         // bubbles go to that bus too.
         var environment = environment

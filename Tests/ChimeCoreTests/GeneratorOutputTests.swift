@@ -101,21 +101,27 @@ import Testing
     }
 
     @Test func readingAndValidatingLineByLineGivesWhatReadingFirstGives() {
-        var lines = [
+        let odd = [
             #"{"Id":"a","Title":"A","OnCalendar":["Mon 09:00","Tue 10:00"],"Info":["k=v"]}"#, "", "   ",
             #"{"Id":"b","Title":" spaced ","At":"2026-12-01 07:00","Count":3,"Persistent":true}"#,
             #"{"Id":"c","Title":"no trigger"}"#, "not json", #"{"Id":"d","Title":"é ü","Every":"1h","Body":"x\ny"}"#,
             #"{"Id":"e","Title":"E","OnCalendar":"*-*-* 25:00"}"#, #"{"Title":"no id","Every":"1h"}"#,
         ]
-        lines += (0..<300).map { #"{"Id":"n\#($0)","Title":"N \#($0)","OnCalendar":"*-*-* \#($0 % 24):\#($0 % 60)"}"# }
-        let bytes = Array(lines.joined(separator: "\n").utf8) + [0x0A, 0xFF, 0x0A]
+        // Enough lines for several chunks of output, read on several threads, with the odd ones in the first and
+        // in the last.
+        let many = (0..<6000).map {
+            #"{"Id":"n\#($0)","Title":"N \#($0)","OnCalendar":"*-*-* \#($0 % 24):\#($0 % 60)"}"#
+        }
+        let bytes = Array((odd + many + odd).joined(separator: "\n").utf8) + [0x0A, 0xFF, 0x0A]
+        #expect(LineChunks(bytes).chunks.count > 1)
         let streamed = GeneratorOutput.validated(parsing: bytes, path: "gen", by: loader)
         let whole = GeneratorOutput(parsing: bytes, path: "gen").validated(by: loader)
         #expect(streamed.map(\.line) == whole.map(\.line))
         #expect(streamed.map(\.result.notification) == whole.map(\.result.notification))
         #expect(streamed.map(\.result.diagnostics) == whole.map(\.result.diagnostics))
-        #expect(streamed.count == 308)  // the blank lines left out, the invalid UTF-8 in
-        #expect(streamed.filter { $0.result.notification != nil }.count == 302)  // a, b and the 300
+        #expect(streamed.count == 6015)  // the blank lines left out, the invalid UTF-8 in
+        #expect(streamed.filter { $0.result.notification != nil }.count == 6004)  // a, b twice and the 6,000
+        #expect(streamed.last?.line == 6019)  // the invalid UTF-8
     }
 
     @Test func aBadLineIsReportedAloneAndTheOthersLoad() {

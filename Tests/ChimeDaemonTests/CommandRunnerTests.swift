@@ -44,7 +44,7 @@ import Testing
             ["/bin/cat"], environment: [:], input: Data(input), timeout: .seconds(20), outputLimit: 4 << 20)
         #expect(outcome.ending == .exited(status: 0))
         #expect(outcome.output.count == input.count)
-        #expect(outcome.output == input)
+        #expect(outcome.output.bytes == input)
     }
 
     @Test func aProgramThatDoesNotReadItsInputNeitherBlocksNorRaisesSIGPIPE() async throws {
@@ -75,21 +75,21 @@ import Testing
         let environment = ["ONE": "1", "QUOTES": #"'"$(x)`"#, "EMPTY": ""]
         let outcome = try await CommandRunner.run(
             ["/usr/bin/env", "-0"], environment: environment, timeout: .seconds(20), outputLimit: 1 << 16)
-        let pairs = outcome.output.split(separator: 0, omittingEmptySubsequences: true).map {
+        let pairs = outcome.output.bytes.split(separator: 0, omittingEmptySubsequences: true).map {
             String(decoding: $0, as: UTF8.self)
         }
         #expect(pairs.sorted() == ["EMPTY=", "ONE=1", #"QUOTES='"$(x)`"#])
         let descriptors = try await CommandRunner.run(
             ["/bin/ls", "/proc/self/fd"], environment: [:], timeout: .seconds(20), outputLimit: 1 << 16)
         // ls's own descriptor for the directory it lists is the fourth.
-        #expect(String(decoding: descriptors.output, as: UTF8.self) == "0\n1\n2\n3\n")
+        #expect(String(decoding: descriptors.output.bytes, as: UTF8.self) == "0\n1\n2\n3\n")
     }
 
     @Test func itLeadsAProcessGroupOfItsOwn() async throws {
         let outcome = try await CommandRunner.run(
             [Self.shell, "-c", "ps -o pgid= -p $$; echo $$"], environment: ["PATH": CommandRunner.defaultPath],
             timeout: .seconds(20), outputLimit: 1 << 16)
-        let numbers = String(decoding: outcome.output, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+        let numbers = String(decoding: outcome.output.bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace)
         #expect(numbers.count == 2 && numbers[0] == numbers[1], "\(numbers)")
         #expect(numbers.first != "\(getpgrp())")
     }
@@ -101,7 +101,7 @@ import Testing
         let argument = "$(touch \(marker)); `touch \(marker)` && touch \(marker)"
         let outcome = try await CommandRunner.run(
             ["/usr/bin/printf", "%s", argument], environment: [:], timeout: .seconds(20), outputLimit: 1 << 16)
-        #expect(String(decoding: outcome.output, as: UTF8.self) == argument)
+        #expect(String(decoding: outcome.output.bytes, as: UTF8.self) == argument)
         #expect(!FileManager.default.fileExists(atPath: marker))
     }
 

@@ -80,6 +80,12 @@ class Instance:
                     return int(line.split()[1])
         return None
 
+    def reset_peak(self):
+        """Starts VmHWM again from the present resident size (clear_refs 5, Linux 4.0), so that the next reading
+        is the peak of what happens after."""
+        with open(f"/proc/{self.proc.pid}/clear_refs", "w") as handle:
+            handle.write("5")
+
     def schedstat(self):
         """(ns on a CPU, ns runnable but waiting for a CPU) summed over chimed's threads (/proc/PID/task/*/schedstat).
 

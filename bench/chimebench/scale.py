@@ -191,6 +191,8 @@ def scale_run(config, count, rebuilds, timeout, generator_changes=False):
         if not fields.get("STATUS", "").startswith(f"{count} scheduled"):
             raise RuntimeError(f"scale: {count:,} expected, chimed's status is {fields.get('STATUS')!r}")
         sample["rss_start_kb"], sample["settle_start_s"] = settled_rss(instance, ready_ns, timeout)
+        # The peak of the rebuilds alone, not of the start before them.
+        instance.reset_peak()
         for _ in range(rebuilds):
             for _ in range(3):
                 cpu, waiting = process_cpu_ms(instance.proc.pid), instance.schedstat()[1]
@@ -213,10 +215,13 @@ def scale_run(config, count, rebuilds, timeout, generator_changes=False):
             # Last, so that the figures above are those of unchanged output: one rebuild whose generator prints
             # the same lines in reverse order, so that chimed reads every line again instead of reusing them.
             with generator_printing(config, "tac"):
+                instance.reset_peak()
                 cpu = process_cpu_ms(instance.proc.pid)
                 sent_ns, done_ns, fields, _, _ = requested_rebuild(instance, timeout)
                 sample["changed_rebuild_cpu_ms"] = process_cpu_ms(instance.proc.pid) - cpu
                 sample["changed_sighup_to_ready_ms"] = (done_ns - sent_ns) / 1e6
+                sample["vmhwm_changed_kb"] = instance.status("VmHWM")
+                sample["rss_changed_kb"], _ = settled_rss(instance, done_ns, timeout)
             if not fields.get("STATUS", "").startswith(f"{count} scheduled"):
                 raise RuntimeError(f"scale: after the changed output chimed's status is {fields.get('STATUS')!r}")
         sample["loadavg_1min"].append(round(os.getloadavg()[0], 2))
@@ -257,7 +262,7 @@ def scale_size(label, count, form, runs, rebuilds, now):
     if rebuilds:
         for key in ("vmhwm_rebuilds_kb", "rss_rebuilds_kb"):
             figures[key] = spread([sample[key] for sample in samples])
-        for key in ("changed_sighup_to_ready_ms", "changed_rebuild_cpu_ms"):
+        for key in ("changed_sighup_to_ready_ms", "changed_rebuild_cpu_ms", "vmhwm_changed_kb", "rss_changed_kb"):
             if all(key in sample for sample in samples):
                 figures[key] = spread([sample[key] for sample in samples])
         figures["rss_after_each_rebuild_kb"] = [sample["rss_after_each_rebuild_kb"] for sample in samples]
@@ -274,6 +279,7 @@ def scale_derived(results):
         for key, name in (
             ("rss_start_kb", "bytes_per_notification_start"),
             ("rss_rebuilds_kb", "bytes_per_notification_rebuilds"),
+            ("rss_changed_kb", "bytes_per_notification_changed"),
         ):
             if key in size:
                 size[name] = round((size[key]["median"] - empty_rss) * 1024 / size["count"], 1)

@@ -50,6 +50,11 @@ int chime_release_free_memory(void);
 /// loads it once ran in an arena of its own.
 int chime_limit_malloc_arenas(int count);
 
+/// Makes malloc map every allocation of `bytes` or more on its own (mallopt M_MMAP_THRESHOLD), given back to the
+/// system when freed, instead of glibc's threshold that rises to each such block freed, after which blocks of that
+/// size come from the heaps and stay resident when freed; returns 1 on success.
+int chime_map_allocations_from(int bytes);
+
 /// Starts `path` with posix_spawn(3) as the leader of a new process group (POSIX_SPAWN_SETPGROUP), every signal
 /// at its default disposition and none blocked (the daemon ignores SIGHUP, SIGTERM and SIGINT, which a child would
 /// otherwise inherit), stdin, stdout and stderr from the given descriptors, no other descriptor open, and

@@ -43,7 +43,7 @@ public struct GeneratorOutput: Sendable {
         let rawLines = output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         let reader = self
         lines = Array(rawLines.indices).concurrentMap { index -> Line? in
-            reader.line(rawLines[index], number: index + 1)
+            rawLines[index].withUnsafeBufferPointer { reader.line($0, number: index + 1) }
         }.compactMap { $0 }
     }
 
@@ -59,54 +59,76 @@ public struct GeneratorOutput: Sendable {
         parsing output: [UInt8], path: String, by loader: NotificationLoader
     ) -> [(line: Int, result: NotificationLoader.Result)] {
         var problems: [UnitFileDiagnostic] = []
-        return validated(parsing: output, path: path, by: loader, problems: &problems, keepingAll: true) {
+        return validated(parsing: LineChunks(output), path: path, by: loader, problems: &problems, keepingAll: true) {
             (line: $0, result: $1)
         }
     }
 
     /// Reads and validates `output` line by line into what `make` makes of each line's result, in line order, and
     /// adds every line's diagnostics to `problems`: what a load keeps of a generator, made on all cores and moved
-    /// (not copied) into the array returned.
+    /// (not copied) into the array returned. Each chunk of `output` is let go of once its lines are read, so that
+    /// the output and the notifications made of it are not held whole side by side.
     /// - Parameter keepingAll: whether to make something of the lines that gave no notification too; by default
     ///   only the notifications are made and returned.
     public static func validated<Made>(
-        parsing output: [UInt8], path: String, by loader: NotificationLoader, problems: inout [UnitFileDiagnostic],
-        keepingAll: Bool = false, _ make: (_ line: Int, _ result: consuming NotificationLoader.Result) -> Made
+        parsing output: consuming LineChunks, path: String, by loader: NotificationLoader,
+        problems: inout [UnitFileDiagnostic], keepingAll: Bool = false,
+        _ make: (_ line: Int, _ result: consuming NotificationLoader.Result) -> Made
     ) -> [Made] {
         let reader = GeneratorOutput(path: path)
-        let rawLines = output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        let chunkSize = 4096
-        let chunks = (rawLines.count + chunkSize - 1) / chunkSize
+        let chunks = UnsafeMutableBufferPointer<[UInt8]>.allocate(capacity: output.chunks.count)
+        _ = chunks.initialize(fromContentsOf: output.takeChunks())
+        // Where each chunk's lines start: every chunk but the last ends with a line break.
+        let lineCounts = UnsafeMutableBufferPointer<Int>.allocate(capacity: chunks.count)
+        ParallelWork.perform(iterations: chunks.count) { chunk in
+            let breaks = chunks[chunk].withUnsafeBufferPointer { bytes in
+                bytes.reduce(0) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+            }
+            let unfinished = chunks[chunk].last.map { $0 != UInt8(ascii: "\n") } ?? false
+            (lineCounts.baseAddress! + chunk).initialize(to: breaks + (unfinished ? 1 : 0))
+        }
+        var firstLine = [0]
+        for count in lineCounts { firstLine.append(firstLine.last! + count) }
+        lineCounts.deallocate()
+        let lineCount = firstLine.last!
         // Each line's result is made by the threads in its line's place of the array returned, and the array is
         // then closed up over the lines that made nothing, in place: copying the results, as a map would, retained
         // and released every string of a million notifications on this one thread, and a buffer between would
         // hold them twice.
-        let isMade = UnsafeMutableBufferPointer<Bool>.allocate(capacity: rawLines.count)
-        let chunkProblems = UnsafeMutableBufferPointer<[UnitFileDiagnostic]>.allocate(capacity: chunks)
+        let isMade = UnsafeMutableBufferPointer<Bool>.allocate(capacity: lineCount)
+        let chunkProblems = UnsafeMutableBufferPointer<[UnitFileDiagnostic]>.allocate(capacity: chunks.count)
         defer {
             isMade.deallocate()
             chunkProblems.deinitialize().deallocate()
+            chunks.deinitialize().deallocate()
         }
-        let made = [Made](unsafeUninitializedCapacity: rawLines.count) { buffer, initialized in
+        let made = [Made](unsafeUninitializedCapacity: lineCount) { buffer, initialized in
             nonisolated(unsafe) let buffer = buffer
             withoutActuallyEscaping(make) { make in
                 nonisolated(unsafe) let make = make
-                ParallelWork.perform(iterations: chunks) { chunk in
+                ParallelWork.perform(iterations: chunks.count) { chunk in
                     var problems: [UnitFileDiagnostic] = []
-                    for index in chunk * chunkSize..<min(rawLines.count, (chunk + 1) * chunkSize) {
-                        isMade[index] = false
-                        guard let line = reader.line(rawLines[index], number: index + 1) else { continue }
-                        let result = reader.validate(line, loader)
-                        problems += result.diagnostics
-                        guard keepingAll || result.notification != nil else { continue }
-                        (buffer.baseAddress! + index).initialize(to: make(line.number, result))
-                        isMade[index] = true
+                    chunks[chunk].withUnsafeBufferPointer { bytes in
+                        var start = 0
+                        for index in firstLine[chunk]..<firstLine[chunk + 1] {
+                            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+                            let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                            start = end + 1
+                            isMade[index] = false
+                            guard let line = reader.line(text, number: index + 1) else { continue }
+                            let result = reader.validate(line, loader)
+                            problems += result.diagnostics
+                            guard keepingAll || result.notification != nil else { continue }
+                            (buffer.baseAddress! + index).initialize(to: make(line.number, result))
+                            isMade[index] = true
+                        }
                     }
+                    chunks[chunk] = []
                     (chunkProblems.baseAddress! + chunk).initialize(to: problems)
                 }
             }
             var end = 0
-            for index in 0..<rawLines.count where isMade[index] {
+            for index in 0..<lineCount where isMade[index] {
                 if index != end {
                     (buffer.baseAddress! + end).moveInitialize(from: buffer.baseAddress! + index, count: 1)
                 }
@@ -132,7 +154,7 @@ public struct GeneratorOutput: Sendable {
     }
 
     /// The line `number` (from 1), or `nil` for a blank one.
-    private func line(_ bytes: ArraySlice<UInt8>, number: Int) -> Line? {
+    private func line(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> Line? {
         // Before anything reads the bytes: a line of 50 MB is refused for the cost of its length.
         guard bytes.count <= InputLimits.maximumLineLength else {
             let message =
@@ -140,25 +162,23 @@ public struct GeneratorOutput: Sendable {
                 + "\(InputLimits.size(InputLimits.maximumLineLength)) a generator's line may have."
             return Line(number: number, id: nil, unit: Self.refused(at: location(number), message))
         }
-        return bytes.withUnsafeBufferPointer { bytes in
-            // An ASCII line (nearly every one) is valid UTF-8 as it is, and blank only when it is all blanks.
-            var isASCII = true
-            var isBlank = true
-            for byte in bytes {
-                switch byte {
-                case 0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D: continue
-                case 0x80...: isASCII = false
-                default: isBlank = false
-                }
+        // An ASCII line (nearly every one) is valid UTF-8 as it is, and blank only when it is all blanks.
+        var isASCII = true
+        var isBlank = true
+        for byte in bytes {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D: continue
+            case 0x80...: isASCII = false
+            default: isBlank = false
             }
-            if !isASCII {
-                guard let text = String(validating: bytes, as: UTF8.self) else {
-                    return Line(number: number, id: nil, unit: Self.refused(at: location(number), "Invalid UTF-8."))
-                }
-                isBlank = isBlank && !text.contains(where: { !$0.isWhitespace })
-            }
-            return isBlank ? nil : read(bytes, number: number)
         }
+        if !isASCII {
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                return Line(number: number, id: nil, unit: Self.refused(at: location(number), "Invalid UTF-8."))
+            }
+            isBlank = isBlank && !text.contains(where: { !$0.isWhitespace })
+        }
+        return isBlank ? nil : read(bytes, number: number)
     }
 
     private func location(_ line: Int, column: Int? = nil) -> UnitFileLocation {

@@ -64,7 +64,7 @@ public struct AppriseBackend: DeliveryBackend {
         var reason = "apprise " + outcome.explanation(timeout: settings.timeout, outputLimit: Self.outputLimit)
         // apprise logs to stdout: what it said there and on stderr, the end of it.
         var said = outcome
-        said.standardErrorTail = Array(outcome.output.suffix(4096)) + outcome.standardErrorTail
+        said.standardErrorTail = Array(outcome.output.bytes.suffix(4096)) + outcome.standardErrorTail
         if let errors = said.quotedStandardError(
             lines: CommandBackend.quotedLines, characters: CommandBackend.quotedCharacters)
         {

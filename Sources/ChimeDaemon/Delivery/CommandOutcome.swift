@@ -18,7 +18,7 @@ public struct CommandOutcome: Sendable, Equatable {
 
     public var ending: Ending
     /// What it wrote to stdout, when the run collected it (`outputLimit`); otherwise empty.
-    public var output: [UInt8] = []
+    public var output = LineChunks()
     /// The last `CommandRunner.standardErrorTailLimit` bytes it wrote to stderr.
     public var standardErrorTail: [UInt8] = []
 

@@ -92,7 +92,7 @@ struct CommandSupervision {
         if descriptors[1].revents != 0 { writeInput() }
         // Once it is being stopped, what it still prints is drained but not kept: memory stays bounded.
         if descriptors[2].revents != 0, let chunk = Self.read(&child.output, into: &buffer), killAt == nil {
-            outcome.output += chunk
+            outcome.output.append(contentsOf: chunk)
             if outcome.output.count > outputLimit ?? .max { stop(.printedTooMuch) }
         }
         if descriptors[3].revents != 0, let chunk = Self.read(&child.standardError, into: &buffer) {

@@ -118,7 +118,7 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
         let outcome = try? CommandRunner.runToEnd(
             [gsettings, "get", Self.bannersSchema, "show-banners"], environment: environment, input: [],
             timeout: .seconds(5), workingDirectory: nil, outputLimit: 64)
-        let value = String(decoding: outcome?.output ?? [], as: UTF8.self)
+        let value = String(decoding: outcome?.output.bytes ?? [], as: UTF8.self)
         let hidden =
             outcome?.ending == .exited(status: 0) && value.trimmingCharacters(in: .whitespacesAndNewlines) == "false"
         update { $0.gnomeBannersHidden = hidden }

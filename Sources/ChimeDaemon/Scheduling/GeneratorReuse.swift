@@ -47,10 +47,10 @@ struct OutputFingerprint: Equatable, Sendable {
     var byteCount: Int
     var hash: Int
 
-    init(_ output: [UInt8]) {
+    init(_ output: LineChunks) {
         byteCount = output.count
         var hasher = Hasher()
-        output.withUnsafeBytes { hasher.combine(bytes: $0) }
+        for chunk in output.chunks { chunk.withUnsafeBytes { hasher.combine(bytes: $0) } }
         hash = hasher.finalize()
     }
 }

@@ -65,8 +65,10 @@ public struct GeneratorSource: ScheduleSource {
         }
         let reusable = reuse.flatMap { $0.readsAlike(loader) ? $0 : nil }
         for generator in generators {
-            let run = runs.withLock { $0[generator.name]! }
-            collect(run, of: generator, into: &schedule, loader: loader, reusing: reusable?.outputs[generator.path])
+            // Taken out, so that the output's chunks are held once and go as they are read.
+            let run = runs.withLock { $0.removeValue(forKey: generator.name)! }
+            collect(
+                consume run, of: generator, into: &schedule, loader: loader, reusing: reusable?.outputs[generator.path])
         }
     }
 
@@ -152,12 +154,13 @@ public struct GeneratorSource: ScheduleSource {
     // MARK: Results
 
     private func collect(
-        _ run: GeneratorRun, of generator: Generator, into schedule: inout LoadedSchedule, loader: NotificationLoader,
+        _ run: consuming GeneratorRun, of generator: Generator, into schedule: inout LoadedSchedule,
+        loader: NotificationLoader,
         reusing previous: GeneratorReuse.Output?
     ) {
         let location = UnitFileLocation(file: generator.path)
-        switch run {
-        case .finished(let outcome) where outcome.ending == .exited(status: 0):
+        switch consume run {
+        case .finished(var outcome) where outcome.ending == .exited(status: 0):
             let fingerprint = OutputFingerprint(outcome.output)
             let start = schedule.notifications.count
             var problems: [UnitFileDiagnostic] = []
@@ -172,8 +175,10 @@ public struct GeneratorSource: ScheduleSource {
                 }
             } else {
                 let source = generator.path
+                let output = outcome.output
+                outcome.output = LineChunks()
                 let loaded = GeneratorOutput.validated(
-                    parsing: outcome.output, path: generator.path, by: loader, problems: &problems
+                    parsing: consume output, path: generator.path, by: loader, problems: &problems
                 ) { line, result in
                     var result = result
                     return LoadedNotification(notification: result.notification.take()!, source: source, line: line)
@@ -202,9 +207,11 @@ public struct GeneratorSource: ScheduleSource {
     /// `what` went wrong, what is therefore not used, and the end of stderr: one sentence.
     private func failure(_ what: String, _ outcome: CommandOutcome) -> String {
         var message = what
-        let lines = outcome.output.split(separator: UInt8(ascii: "\n")).filter {
-            $0.contains { !" \t\r".utf8.contains($0) }
-        }.count
+        // Every chunk but the last ends with a line break: no line is in two.
+        let lines = outcome.output.chunks.reduce(0) { count, chunk in
+            let lines = chunk.split(separator: UInt8(ascii: "\n"))
+            return count + lines.filter { $0.contains { !" \t\r".utf8.contains($0) } }.count
+        }
         if lines > 0 {
             message += "; ignoring the \(lines) line(s) it printed, as a generator that fails may have stopped halfway"
         }

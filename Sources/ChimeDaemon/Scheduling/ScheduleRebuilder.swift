@@ -1,4 +1,3 @@
-import CChimeShims
 import ChimeCore
 import Foundation
 
@@ -201,6 +200,10 @@ final class ScheduleRebuilder: @unchecked Sendable {
         started: Date, keepingPending: Bool
     ) {
         isRebuilding = false
+        // The previous schedule and the load's working memory are freed by now or soon: give the pages back to the
+        // system, or the process keeps the high-water mark of every rebuild. After the snapshot, so as to delay
+        // neither it nor a fire, and after the replaced schedule is freed.
+        let release = FreedMemoryRelease(after: 2)
         facts.lastLoadStarted = started
         let first = facts.rebuilds == 0
         facts.rebuilds += 1
@@ -220,7 +223,10 @@ final class ScheduleRebuilder: @unchecked Sendable {
             if !acknowledged.isEmpty { scheduler.acknowledge(acknowledged, by: "chimectl ack") }
             discarded.reuse = generatorReuse
             generatorReuse = GeneratorReuse(loaded)
-            loadQueue.async { discarded.empty() }
+            loadQueue.async {
+                discarded.empty()
+                release.arrive()
+            }
             badge.saveIfChanged()
             facts.lastRebuild = clock.now()
             facts.problems = loaded.problems.map(\.description)
@@ -237,6 +243,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
                         ("CHIME_ERRORS", String(loaded.filesWithErrors)),
                     ]))
         case .failure(let error):
+            release.arrive()
             scheduler.abandonBasis()
             facts.lastError = error.message
             log.record(
@@ -245,10 +252,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
                     fields: [("CHIME_ERROR", error.message)]))
         }
         facts.defaultBackends = defaultBackends
-        // The previous schedule and the load's working memory are freed now: give the pages back to the system,
-        // or the process keeps the high-water mark of every rebuild (malloc keeps freed memory for reuse). After
-        // the snapshot, so as to delay neither it nor a fire.
-        reporter.rebuilt(facts) { _ = chime_release_free_memory() }
+        reporter.rebuilt(facts) { release.arrive() }
         let done = whenRebuilt
         whenRebuilt = []
         for completion in done { completion() }
