@@ -21,9 +21,20 @@ public struct NotificationSearch: Hashable, Sendable {
     /// Searches `directories`, earliest first in precedence, reading the file system through `probe`. Never
     /// throws: every problem becomes a diagnostic.
     public init(searching directories: [String], probe: any FileKindProbe) {
+        (files, diagnostics) = Self.map(searching: directories, probe: probe) { $0 }
+    }
+
+    /// Searches as `init(searching:probe:)` does, handing each notification's file to `transform` as soon as it
+    /// is read, on the thread that read it, and keeping only what `transform` returns, in the same order.
+    ///
+    /// For a load of thousands of files: the parsed files are not all held at once, and what each leaves behind
+    /// is made beside the working memory of the next file rather than after all of theirs.
+    public static func map<T>(
+        searching directories: [String], probe: any FileKindProbe, _ transform: (NotificationFile) -> T
+    ) -> (results: [T], diagnostics: [UnitFileDiagnostic]) {
         var finder = Finder(probe: probe)
-        files = finder.search(directories)
-        diagnostics = finder.diagnostics
+        let results = finder.search(directories, transform)
+        return (results, finder.diagnostics)
     }
 }
 
@@ -78,7 +89,7 @@ private struct Finder {
         var masks: Bool
     }
 
-    mutating func search(_ directories: [String]) -> [NotificationFile] {
+    mutating func search<T>(_ directories: [String], _ transform: (NotificationFile) -> T) -> [T] {
         var mainFiles: [String: Candidate] = [:]
         var dropInDirectories: [String: [String]] = [:]
         for directory in directories {
@@ -108,7 +119,7 @@ private struct Finder {
         let loaded = mainFiles.sorted { Self.byteOrder($0.key, $1.key) }.concurrentMap { id, main in
             var copy = finder
             let file = copy.load(id: id, main: main, dropInDirectories: dropInDirectories[id] ?? [])
-            return (file, copy.diagnostics.dropFirst(known))
+            return (transform(file), copy.diagnostics.dropFirst(known))
         }
         for (_, warnings) in loaded { diagnostics += warnings }
         return loaded.map(\.0)

@@ -93,10 +93,10 @@ public struct NotificationDirectorySource: ScheduleSource {
             closedir(stream)
         }
         let probe = PosixFileKindProbe(keepingOwnership: true)
-        let search = NotificationSearch(searching: directories, probe: probe)
-        schedule.problems += search.diagnostics
-        // Checking and validating each file is independent work: spread over the cores, gathered in order.
-        let results = search.files.concurrentMap { file -> ([UnitFileDiagnostic], LoadedNotification?) in
+        // Each file is checked and validated as soon as it is read, on the search's threads: the parsed files are
+        // not held all at once, and the heaps stay near the size of the schedule they leave.
+        let (results, searchProblems) = NotificationSearch.map(searching: directories, probe: probe) {
+            file -> ([UnitFileDiagnostic], LoadedNotification?) in
             if case .loaded = file.content,
                 let (path, objection) = objection(to: [file.path] + file.dropInPaths, read: probe.ownership(of:))
             {
@@ -108,6 +108,7 @@ public struct NotificationDirectorySource: ScheduleSource {
                 result.notification.map { LoadedNotification(notification: $0, source: file.path) }
             )
         }
+        schedule.problems += searchProblems
         for (problems, notification) in results {
             schedule.problems += problems
             if let notification { schedule.notifications.append(notification) }
