@@ -98,4 +98,30 @@ import Testing
         #expect(Self.minutes(harness, "hour") == ["10:00"])
         #expect(harness.log.events(.missed).isEmpty)
     }
+
+    /// A reused generator output that is the whole schedule is the installed array itself, which the preparation
+    /// takes without looking each entry up: it must come out as the same notifications loaded anew would.
+    @Test(arguments: [true, false])
+    func theInstalledArrayInstalledAgainIsPreparedAsACopyWouldBe(keepingPending: Bool) {
+        let harness = Harness(start: "2026-10-20 09:00:30 UTC")
+        let files = [Self.minutely, Self.hourly, ("once", "[Trigger]\nAt=2026-10-20 09:30:00 UTC\n")]
+        harness.scheduler.install(SchedulerTests.schedule(files))
+        harness.clock.advance(to: TestDate.timestamp("2026-10-20 09:02:10 UTC"))
+        let basis = harness.scheduler.basis(keepingPending: keepingPending)
+        let now = harness.clock.now().epochMicroseconds
+        var shared = SchedulerTests.schedule(files)
+        shared.notifications = basis.entries
+        let again = PreparedSchedule(shared, basis: basis, now: now, history: { basis.histories.read($0) })
+        let anew = PreparedSchedule(
+            SchedulerTests.schedule(files), basis: basis, now: now, history: { basis.histories.read($0) })
+        #expect(again.queue.items == anew.queue.items)
+        #expect(again.queue.items.count == 3)
+        #expect(again.newIndex == anew.newIndex)
+        #expect(again.firstSeen.isEmpty && anew.firstSeen.isEmpty)
+        harness.scheduler.commit(again)
+        harness.clock.advance(to: TestDate.timestamp("2026-10-20 10:00:30 UTC"))
+        #expect(Self.minutes(harness, "tick") == (1...60).map { String(format: "%02d:%02d", 9 + $0 / 60, $0 % 60) })
+        #expect(Self.minutes(harness, "once") == ["09:30"])
+        #expect(harness.log.events(.missed).isEmpty)
+    }
 }

@@ -27,14 +27,6 @@ public struct GeneratorOutput: Sendable {
     public var path: String
     public var lines: [Line] = []
 
-    /// Keys that can be given more than once in a file; here they also take an array of strings.
-    static let repeatableKeys: Set<String> = [
-        "At", "OnCalendar", "RRule", "RDate", "ExDate", "Action", "ExecAction", "Info", "Deliver",
-    ]
-    /// Keys that also take a JSON number, written as the value exactly as the generator printed it.
-    static let numericKeys: Set<String> = ["Count", "Badge"]
-    // Keys that also take a JSON boolean, which becomes `yes` or `no`: NotificationLoader.booleanKeys.
-
     /// Reads the bytes a generator printed on stdout.
     ///
     /// Lines are independent, so they are read on all cores (a generator may print a million).
@@ -257,7 +249,7 @@ private struct LineReader {
             readID(member)
             return
         }
-        guard let notificationKey = NotificationKey.named[key] else {
+        guard let notificationKey = NotificationKey.named(key) else {
             let known = (NotificationLoader.knownKeys.values.flatMap { $0 } + ["Id"]).sorted()
             diagnostics.append(
                 UnitFileDiagnostic(
@@ -265,7 +257,7 @@ private struct LineReader {
                     "Unknown key '\(key)', ignoring." + Suggestion.didYouMean(key, among: known)))
             return
         }
-        add(member, isTrigger: notificationKey.isTrigger)
+        add(member, notificationKey)
     }
 
     mutating func readID(_ member: PositionedJSON.Member) {
@@ -285,10 +277,13 @@ private struct LineReader {
         id = value
     }
 
-    /// Adds the assignments a file would have for `member` to its section: one per value.
-    mutating func add(_ member: PositionedJSON.Member, isTrigger: Bool) {
+    /// Adds the assignments a file would have for `member`, the key `known`, to its section: one per value. A key
+    /// that can be given more than once in a file also takes an array of strings; a number (written as the value
+    /// exactly as the generator printed it) or a boolean (`yes` or `no`) is taken where the key's value is one.
+    mutating func add(_ member: PositionedJSON.Member, _ known: NotificationKey) {
         let key = member.name
         let value = member.value
+        let isTrigger = known.isTrigger
         func append(_ entry: UnitFileEntry?) {
             guard let entry else { return }
             if isTrigger { trigger.append(entry) } else { notification.append(entry) }
@@ -296,11 +291,11 @@ private struct LineReader {
         switch value.value {
         case .string(let text):
             append(entry(key, member.column, text, column: value.column + 1))
-        case .number(let text) where GeneratorOutput.numericKeys.contains(key):
+        case .number(let text) where known.takesNumber:
             append(entry(key, member.column, text, column: value.column))
-        case .bool(let flag) where NotificationLoader.booleanKeys.contains(key):
+        case .bool(let flag) where known.takesBoolean:
             append(entry(key, member.column, flag ? "yes" : "no", column: value.column))
-        case .array(let elements) where GeneratorOutput.repeatableKeys.contains(key):
+        case .array(let elements) where known.isRepeatable:
             for element in elements {
                 guard case .string(let text) = element.value else {
                     error(
@@ -312,11 +307,11 @@ private struct LineReader {
             }
         default:
             let accepted =
-                GeneratorOutput.repeatableKeys.contains(key)
+                known.isRepeatable
                 ? "a string or an array of strings"
-                : GeneratorOutput.numericKeys.contains(key)
+                : known.takesNumber
                     ? "a number or a string"
-                    : NotificationLoader.booleanKeys.contains(key) ? "a boolean or a string" : "a string"
+                    : known.takesBoolean ? "a boolean or a string" : "a string"
             error(value.column, "\"\(key)\" must be \(accepted), not \(value.kind).")
         }
     }

@@ -48,15 +48,13 @@ public struct NotificationLoader: Sendable {
         .mapValues { Set($0.map(\.rawValue)) }
 
     /// The keys whose value is a boolean: generators and the application interface may give them as one.
-    public static let booleanKeys: Set<String> = [
-        "Persistent", "Enabled", "FixedRandomDelay", "WakeSystem", "DismissAcknowledges",
-    ]
+    public static let booleanKeys = Set(NotificationKey.allCases.filter(\.takesBoolean).map(\.rawValue))
 
     /// The keys that may be given more than once, each bounded by `InputLimits.maximumRepeats`.
-    public static let repeatableKeys: [(section: String, keys: [String])] = [
-        ("Notification", ["Action", "ExecAction", "Info", "Deliver"]),
-        ("Trigger", ["At", "OnCalendar", "RRule", "RDate", "ExDate"]),
-    ]
+    public static let repeatableKeys: [(section: String, keys: [String])] = ["Notification", "Trigger"].map {
+        section in
+        (section, NotificationKey.allCases.filter { $0.isRepeatable && $0.section == section }.map(\.rawValue))
+    }
 
     /// Loads every file a search found.
     public func load(_ search: NotificationSearch) -> [Result] {
@@ -194,29 +192,33 @@ struct NotificationReader {
     mutating func checkUnknownAndBounds() -> Bool {
         var withinBounds = true
         var assignments = 0
-        for section in unit.sections {
-            assignments += section.entries.count
+        // By index: `for section in` copies each section out, retaining and releasing all it holds.
+        let sections = unit.sections
+        for sectionIndex in sections.indices {
+            let entries = sections[sectionIndex].entries
+            assignments += entries.count
             // Counting bytes is cheap for Swift's native strings: every value is checked, a million times for a
             // large generator.
-            for entry in section.entries where entry.value.utf8.count > InputLimits.maximumValueLength {
+            for entry in entries where entry.value.utf8.count > InputLimits.maximumValueLength {
                 error(
                     entry.valueLocation,
                     "\(entry.key)= is \(InputLimits.grouped(entry.value.utf8.count)) bytes long, more than the "
                         + "\(InputLimits.size(InputLimits.maximumValueLength)) a value may have.")
                 withinBounds = false
             }
-            guard let keys = NotificationLoader.knownKeys[section.name] else {
+            let name = sections[sectionIndex].name
+            guard name == "Notification" || name == "Trigger" else {
                 warning(
-                    section.location,
-                    "Unknown section '\(section.name)', ignoring."
-                        + Suggestion.didYouMean(section.name, among: NotificationLoader.knownKeys.keys.sorted()))
+                    sections[sectionIndex].location,
+                    "Unknown section '\(name)', ignoring."
+                        + Suggestion.didYouMean(name, among: NotificationLoader.knownKeys.keys.sorted()))
                 continue
             }
-            for entry in section.entries where !keys.contains(entry.key) {
+            for entry in self.assignments.unknownEntries(inSection: sectionIndex).map({ entries[$0] }) {
                 warning(
                     entry.location,
-                    "Unknown key '\(entry.key)' in section [\(section.name)], ignoring."
-                        + Suggestion.didYouMean(entry.key, among: keys.sorted()))
+                    "Unknown key '\(entry.key)' in section [\(name)], ignoring."
+                        + Suggestion.didYouMean(entry.key, among: (NotificationLoader.knownKeys[name] ?? []).sorted()))
             }
         }
         // Only a notification with that many assignments in all can repeat one key too often.

@@ -84,7 +84,7 @@ public struct ScheduledNotification: Sendable, Equatable {
 
     /// The keys most notifications leave at their defaults, kept out of line: a schedule holds up to a million
     /// notifications, and these would be some hundred bytes of each.
-    private struct Extras: Sendable {
+    @usableFromInline struct Extras: Sendable {
         var icon: String?
         var category: String?
         var sound: String?
@@ -92,25 +92,25 @@ public struct ScheduledNotification: Sendable, Equatable {
         var actionCommands: [String: [String]] = [:]
         var snooze = ScheduledNotification.defaultSnooze
         var badge: BadgeChange?
-        var backends: [String] = []
+        @usableFromInline var backends: [String] = []
         var interruptionLevel = InterruptionLevel.active
         var thread: String?
         var repeats: [Duration] = []
         var dismissAcknowledges = true
-        var timing = DeliveryTiming()
+        @usableFromInline var timing = DeliveryTiming()
     }
 
     /// `Extras` behind a reference, copied on write; `nil` while every one has its default.
-    private final class ExtrasBox: @unchecked Sendable {
+    @usableFromInline final class ExtrasBox: @unchecked Sendable {
         // Mutated only while uniquely referenced (see `extras`), so sharing it between threads is safe.
-        var value: Extras
+        @usableFromInline var value: Extras
 
         init(_ value: Extras) {
             self.value = value
         }
     }
 
-    private var extrasBox: ExtrasBox?
+    @usableFromInline var extrasBox: ExtrasBox?
     /// `info`, packed into one string (often short enough to need no allocation of its own): most notifications
     /// of a large generated schedule carry a pair or two, and as an array of pairs they cost some 200 bytes each.
     private var packedInfo = PackedPairs()
@@ -120,7 +120,7 @@ public struct ScheduledNotification: Sendable, Equatable {
 
     /// What a notification without extras has. The getters read one field, through the box or from this, without
     /// copying the rest: the scheduler and the loads ask for them for every notification.
-    private static let noExtras = Extras()
+    @usableFromInline static let noExtras = Extras()
 
     private var extras: Extras {
         get { extrasBox?.value ?? Self.noExtras }
@@ -193,7 +193,7 @@ public struct ScheduledNotification: Sendable, Equatable {
     /// `RandomizedDelaySec=`, `FixedRandomDelay=` and `AccuracySec=` of `[Trigger]`: how long after each occurrence
     /// its delivery is due. They leave the occurrences themselves as they are, so they live here, not in `Trigger`.
     public var timing: DeliveryTiming {
-        get { extrasBox?.value.timing ?? Self.noExtras.timing }
+        @inlinable get { extrasBox?.value.timing ?? Self.noExtras.timing }
         set { extras.timing = newValue }
     }
     /// `Thread=`: the group it belongs to (a course, a chat); the desktop shows one bubble per thread.
@@ -203,7 +203,7 @@ public struct ScheduledNotification: Sendable, Equatable {
     }
     /// Backend names from `Deliver=`; empty means the daemon's default.
     public var backends: [String] {
-        get { extrasBox?.value.backends ?? Self.noExtras.backends }
+        @inlinable get { extrasBox?.value.backends ?? Self.noExtras.backends }
         set { extras.backends = newValue }
     }
 

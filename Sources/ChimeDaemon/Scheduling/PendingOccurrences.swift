@@ -22,4 +22,11 @@ struct PendingOccurrences {
         guard position >= 0, now.hasSameZoneRules(as: was, cache: &sameRules) else { return nil }
         return items[position]
     }
+
+    /// The item the entry `previous` had, for the very notification installed again (its storage shared): its
+    /// zones are the ones it had, with the rules they had.
+    func pending(ofSame previous: Int) -> OccurrenceQueue.Item? {
+        let position = Int(positions[previous])
+        return position >= 0 ? items[position] : nil
+    }
 }

@@ -85,6 +85,10 @@ struct PreparedSchedule: Sendable {
         var coalesces = false
         var newIndex = self.newIndex
         let fresh = DeliveryHistory(firstSeen: Date(epochMicroseconds: now))
+        // The entries whose next occurrence is to be found: their index, their history's in `histories` (-1: `fresh`)
+        // and the instant to search after.
+        var searches: [(entry: Int32, history: Int32, after: Int64)] = []
+        var histories: [DeliveryHistory] = []
 
         func next(_ notification: borrowing ScheduledNotification, after: Int64, history: DeliveryHistory) -> Int64? {
             notification.trigger.nextOccurrence(
@@ -96,9 +100,13 @@ struct PreparedSchedule: Sendable {
         func prepareLoop(
             _ installed: UnsafeBufferPointer<LoadedNotification>, _ before: UnsafeBufferPointer<LoadedNotification>
         ) {
+            // A reused generator output that is the whole schedule is the installed array itself: each entry is
+            // its own previous one, unchanged, and nothing needs to be looked up or compared.
+            let isInstalledAgain = installed.count == before.count && installed.baseAddress == before.baseAddress
             for index in installed.indices {
-                let id = installed[index].notification.id
-                let previous = previousEntries.position(of: id, installedAt: index)
+                let previous =
+                    isInstalledAgain
+                    ? index : previousEntries.position(of: installed[index].notification.id, installedAt: index)
                 if let previous { newIndex[previous] = Int32(index) }
                 guard installed[index].notification.isEnabled else { continue }
                 let timing = installed[index].notification.timing
@@ -107,13 +115,18 @@ struct PreparedSchedule: Sendable {
                 let window = timing.randomizedDelay + timing.accuracy
                 var after: Int64
                 var known: DeliveryHistory?
-                if let previous, before[previous].notification.trigger == installed[index].notification.trigger,
-                    before[previous].notification.timing == timing
+                if let previous,
+                    isInstalledAgain
+                        || (before[previous].notification.trigger == installed[index].notification.trigger
+                            && before[previous].notification.timing == timing)
                 {
-                    if let pending = kept?.pending(
-                        of: previous, was: before[previous].notification.trigger,
-                        now: installed[index].notification.trigger)
-                    {
+                    let pending =
+                        isInstalledAgain
+                        ? kept?.pending(ofSame: previous)
+                        : kept?.pending(
+                            of: previous, was: before[previous].notification.trigger,
+                            now: installed[index].notification.trigger)
+                    if let pending {
                         let item = OccurrenceQueue.Item(fireTime: pending.fireTime, due: pending.due, entry: index)
                         if timing.wakesSystem { wakeDue[index] = item.due }
                         items.append(item)
@@ -122,8 +135,8 @@ struct PreparedSchedule: Sendable {
                     // An occurrence handled already is after the history's last one; one whose delayed delivery is
                     // still to come is within the window.
                     after = min(resumeFrom, now) - window
-                    known = history(id)
-                } else if isFirstInstall, let stored = history(id) {
+                    known = history(installed[index].notification.id)
+                } else if isFirstInstall, let stored = history(installed[index].notification.id) {
                     known = stored
                     // Known from before a restart: whatever fell due while the daemon was down was missed, however
                     // short the gap, unless its delivery's window is still open.
@@ -132,11 +145,12 @@ struct PreparedSchedule: Sendable {
                         first <= now - window
                     {
                         after = overdue(installed[index], first, now, now - window)
-                        known = history(id)
+                        known = history(installed[index].notification.id)
                     }
                 } else {
                     // New, re-added or edited: nothing before now fires. A re-added one keeps its first sighting
                     // (the anchor of Every= and Count=).
+                    let id = installed[index].notification.id
                     known = history(id)
                     if known == nil {
                         known = fresh
@@ -149,10 +163,41 @@ struct PreparedSchedule: Sendable {
                     }
                     after = now
                 }
-                guard let known, let fireTime = next(installed[index].notification, after: after, history: known)
-                else { continue }
-                let item = Self.pendingItem(
-                    installed[index].notification, fireTime: fireTime, entry: index, seeds: seeds)
+                guard let known else { continue }
+                if known == fresh {
+                    searches.append((Int32(index), -1, after))
+                } else {
+                    searches.append((Int32(index), Int32(histories.count), after))
+                    histories.append(known)
+                }
+            }
+            // The calendar searches are independent: on all cores, a million of them at the first start.
+            let found = [Int64](unsafeUninitializedCapacity: searches.count) { buffer, initialized in
+                nonisolated(unsafe) let buffer = buffer
+                nonisolated(unsafe) let installed = installed
+                let searches = searches
+                let histories = histories
+                let batch = 4_096
+                ParallelWork.perform(iterations: (searches.count + batch - 1) / batch) { part in
+                    for position in part * batch..<min(searches.count, (part + 1) * batch) {
+                        let (entry, history, after) = searches[position]
+                        let fireTime = installed[Int(entry)].notification.trigger.nextOccurrence(
+                            after: Date(epochMicroseconds: after),
+                            history: history < 0 ? fresh : histories[Int(history)], systemZone: systemZone)
+                        (buffer.baseAddress! + position).initialize(to: fireTime?.epochMicroseconds ?? .min)
+                    }
+                }
+                initialized = searches.count
+            }
+            for position in searches.indices where found[position] != .min {
+                let index = Int(searches[position].entry)
+                let timing = installed[index].notification.timing
+                // Without a delay, the item is made here: handing the notification to `pendingItem` copies it.
+                let item =
+                    timing.randomizedDelay > 0
+                    ? Self.pendingItem(
+                        installed[index].notification, fireTime: found[position], entry: index, seeds: seeds)
+                    : OccurrenceQueue.Item(fireTime: found[position], entry: index)
                 if timing.wakesSystem { wakeDue[index] = item.due }
                 items.append(item)
             }

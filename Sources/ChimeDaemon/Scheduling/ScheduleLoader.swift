@@ -210,14 +210,14 @@ public struct ScheduleLoader: Sendable {
             try source.load(into: &schedule, loader: loader)
         }
         schedule.zoneLookups = loader.zones.lookups
-        var seen = Set<String>(minimumCapacity: schedule.notifications.count)
         // Duplicates are rare: look for one before copying every entry through the filter. In place, since
-        // `contains(where:)` would copy each notification out.
+        // copying each notification out would retain and release all it holds.
         let hasDuplicates = schedule.notifications.withUnsafeBufferPointer { entries in
-            entries.indices.contains { !seen.insert(entries[$0].notification.id).inserted }
+            nonisolated(unsafe) let entries = entries
+            return RepeatedNames.any(count: entries.count) { entries[$0].notification.id }
         }
         guard hasDuplicates else { return schedule }
-        seen.removeAll(keepingCapacity: true)
+        var seen = Set<String>(minimumCapacity: schedule.notifications.count)
         // The generators' ranges of notifications no longer hold; the next rebuild reads them again.
         schedule.generatorOutputs = [:]
         schedule.notifications = schedule.notifications.filter { entry in
