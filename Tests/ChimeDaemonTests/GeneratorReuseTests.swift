@@ -98,4 +98,43 @@ import Testing
         let third = try setup.load(systemZone: .utc, after: second)
         #expect(Self.instants(third) == ["tokyo": "2027-01-01T12:00:00Z", "local": "2027-01-01T12:00:00Z"])
     }
+
+    /// Lines read again (the output changed) that give the notification they gave before are given that one,
+    /// sharing its storage: the very zone loaded the first time, as a reused output would have it.
+    @Test func aChangedOutputSharesTheNotificationsThatAreTheSame() throws {
+        let setup = try Setup()
+        defer { setup.directory.remove() }
+        try setup.prints(Self.lines)
+        let first = try setup.load()
+        let added = #"{"Id":"added","Title":"Added","At":"2027-01-02 12:00","TimeZone":"Test/Zone"}"#
+        let moved = Self.lines[1].replacingOccurrences(of: "12:00", with: "13:00")
+        try setup.prints([added, moved, Self.lines[2], Self.lines[0]])
+        let second = try setup.load(after: first)
+        #expect(second.notifications.map(\.notification.id) == ["added", "local", "tokyo"])
+        #expect(second.notifications.map(\.line) == [1, 2, 4])
+        #expect(
+            Self.instants(second) == [
+                "added": "2027-01-02T03:00:00Z", "local": "2027-01-01T12:00:00Z", "tokyo": "2027-01-01T03:00:00Z",
+            ])
+        let zone = { (schedule: LoadedSchedule, id: String) in
+            schedule.notifications.first { $0.notification.id == id }!.notification.trigger.timeZone!
+        }
+        #expect(zone(second, "tokyo").isSame(as: zone(first, "tokyo")))
+        #expect(!zone(second, "added").isSame(as: zone(first, "tokyo")))
+        // The same lines read without the load before are equal, but their own.
+        let fresh = try setup.load()
+        #expect(fresh.notifications.map(\.notification) == second.notifications.map(\.notification))
+        #expect(!zone(fresh, "tokyo").isSame(as: zone(first, "tokyo")))
+    }
+
+    @Test func nothingIsSharedWhenAZoneReadsOtherwise() throws {
+        let setup = try Setup()
+        defer { setup.directory.remove() }
+        try setup.prints(Self.lines)
+        let first = try setup.load()
+        try setup.setZone("Europe/Lisbon")
+        try setup.prints(Self.lines.reversed())
+        let second = try setup.load(after: first)
+        #expect(Self.instants(second) == ["tokyo": "2027-01-01T12:00:00Z", "local": "2027-01-01T11:00:00Z"])
+    }
 }

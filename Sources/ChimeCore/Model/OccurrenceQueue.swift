@@ -35,8 +35,8 @@ public struct OccurrenceQueue: Sendable {
     public init() {}
 
     /// Builds the heap from unordered items in O(n).
-    public init(_ unordered: [Item]) {
-        items = unordered
+    public init(_ unordered: consuming [Item]) {
+        items = consume unordered
         for index in stride(from: items.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
     }
 

@@ -217,7 +217,7 @@ public struct ScheduledNotification: Sendable, Equatable {
         a.id == b.id && a.title == b.title && a.body == b.body && a.icon == b.icon && a.category == b.category
             && a.sound == b.sound && a.urgency == b.urgency && a.actions == b.actions
             && a.actionCommands == b.actionCommands && a.snooze == b.snooze && a.badge == b.badge
-            && a.info.map(\.key) == b.info.map(\.key) && a.info.map(\.value) == b.info.map(\.value)
+            && a.packedInfo == b.packedInfo
             && a.backends == b.backends && a.isEnabled == b.isEnabled && a.trigger == b.trigger
             && a.interruptionLevel == b.interruptionLevel && a.thread == b.thread
             && a.repeats == b.repeats && a.dismissAcknowledges == b.dismissAcknowledges && a.timing == b.timing

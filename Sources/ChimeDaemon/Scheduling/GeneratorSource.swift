@@ -177,11 +177,14 @@ public struct GeneratorSource: ScheduleSource {
                 let source = generator.path
                 let output = outcome.output
                 outcome.output = LineChunks()
+                let earlier = previous.map { EarlierNotifications($0.notifications) }
                 let loaded = GeneratorOutput.validated(
                     parsing: consume output, path: generator.path, by: loader, problems: &problems
                 ) { line, result in
                     var result = result
-                    return LoadedNotification(notification: result.notification.take()!, source: source, line: line)
+                    var notification = result.notification.take()!
+                    if let earlier { notification = earlier.sharing(notification) }
+                    return LoadedNotification(notification: notification, source: source, line: line)
                 }
                 if schedule.notifications.isEmpty {
                     schedule.notifications = loaded

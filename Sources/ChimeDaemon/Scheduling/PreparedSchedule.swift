@@ -67,7 +67,7 @@ struct PreparedSchedule: Sendable {
         keepingPending = basis.keepingPending
         isFirstInstall = basis.processedThrough == nil
         self.now = now
-        newIndex = [Int32](repeating: -1, count: basis.entries.count)
+        newIndex = []
         let resumeFrom = basis.processedThrough ?? now
         var previousEntries = PreviousEntries(basis.entries)
         var kept =
@@ -83,7 +83,8 @@ struct PreparedSchedule: Sendable {
         var pastInstants: [Int] = []
         var wakeDue: [Int: Int64] = [:]
         var coalesces = false
-        var newIndex = self.newIndex
+        // Made here and moved in at the end: a copy of the property would be copied again by the first change.
+        var newIndex = [Int32](repeating: -1, count: basis.entries.count)
         let fresh = DeliveryHistory(firstSeen: Date(epochMicroseconds: now))
         // The entries whose next occurrence is to be found: their index, their history's in `histories` (-1: `fresh`)
         // and the instant to search after.
@@ -205,7 +206,10 @@ struct PreparedSchedule: Sendable {
         loaded.notifications.withUnsafeBufferPointer { installed in
             basis.entries.withUnsafeBufferPointer { before in prepareLoop(installed, before) }
         }
-        queue = OccurrenceQueue(items)
+        // Handed over whole, so that the heap is ordered in this storage rather than in a copy of it.
+        var unordered: [OccurrenceQueue.Item] = []
+        swap(&unordered, &items)
+        queue = OccurrenceQueue(consume unordered)
         self.wakeDue = wakeDue
         self.coalesces = coalesces
         self.firstSeen = firstSeen

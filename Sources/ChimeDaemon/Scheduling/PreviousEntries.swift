@@ -5,7 +5,7 @@ import ChimeCore
 /// many as were added or removed before it); only when that fails is an index of every id built, once.
 struct PreviousEntries {
     let entries: [LoadedNotification]
-    private var index: [String: Int]?
+    private var index: NameIndex?
     /// How far the last one found had moved: position before minus position now.
     private var shift = 0
 
@@ -18,15 +18,12 @@ struct PreviousEntries {
         guard !entries.isEmpty else { return nil }
         let guess = position + shift
         if entries.indices.contains(guess), entries[guess].notification.id == id { return guess }
-        if index == nil {
-            var built: [String: Int] = [:]
-            built.reserveCapacity(entries.count)
-            for (offset, entry) in entries.enumerated() where built[entry.notification.id] == nil {
-                built[entry.notification.id] = offset
-            }
-            index = built
+        let found = entries.withUnsafeBufferPointer { entries in
+            nonisolated(unsafe) let entries = entries
+            if index == nil { index = NameIndex(count: entries.count) { entries[$0].notification.id } }
+            return index!.position(of: id) { entries[$0].notification.id }
         }
-        guard let found = index?[id] else { return nil }
+        guard let found else { return nil }
         shift = found - position
         return found
     }

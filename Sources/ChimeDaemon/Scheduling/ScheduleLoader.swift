@@ -214,7 +214,7 @@ public struct ScheduleLoader: Sendable {
         // copying each notification out would retain and release all it holds.
         let hasDuplicates = schedule.notifications.withUnsafeBufferPointer { entries in
             nonisolated(unsafe) let entries = entries
-            return RepeatedNames.any(count: entries.count) { entries[$0].notification.id }
+            return NameIndex(count: entries.count) { entries[$0].notification.id }.hasRepeats
         }
         guard hasDuplicates else { return schedule }
         var seen = Set<String>(minimumCapacity: schedule.notifications.count)

@@ -1,0 +1,74 @@
+/// The positions of a large number of names, found by name: a load's ids, a million from a generator, checked for
+/// repeats and looked up among the notifications of the load before.
+///
+/// A `Set` or `Dictionary` of the strings hashed and probed on one thread, most of a rebuild's time that reused its
+/// notifications. Here the hashes are computed on all cores, and positions are probed by hash in a table of
+/// 32-bit integers, names compared only where two hashes are equal. The names are not kept: `name(i)` gives the
+/// `i`th again whenever one is to be compared.
+public struct NameIndex: Sendable {
+    private let hashes: [Int]
+    /// Positions by hash, -1 where free; at most half full, so that a probe ends after a slot or two.
+    private let table: [Int32]
+    /// Whether some name equals one before it; only the first of equal names can be found.
+    public let hasRepeats: Bool
+
+    /// Indexes `name(0)`, …, `name(count - 1)`. `name` is called from several threads at once.
+    public init(count: Int, _ name: (Int) -> String) {
+        precondition(count < Int(Int32.max), "more names than positions of 32 bits can tell apart")
+        let hashes = [Int](unsafeUninitializedCapacity: count) { buffer, initialized in
+            nonisolated(unsafe) let buffer = buffer
+            withoutActuallyEscaping(name) { name in
+                nonisolated(unsafe) let name = name
+                let batch = 16_384
+                ParallelWork.perform(iterations: (count + batch - 1) / batch) { part in
+                    for index in part * batch..<min(count, (part + 1) * batch) {
+                        (buffer.baseAddress! + index).initialize(to: name(index).hashValue)
+                    }
+                }
+            }
+            initialized = count
+        }
+        var capacity = 1
+        while capacity < 2 * count { capacity <<= 1 }
+        let mask = capacity - 1
+        var table = [Int32](repeating: -1, count: capacity)
+        var hasRepeats = false
+        table.withUnsafeMutableBufferPointer { table in
+            for index in 0..<count {
+                let hash = hashes[index]
+                var slot = hash & mask
+                var isRepeat = false
+                while table[slot] >= 0 {
+                    let earlier = Int(table[slot])
+                    if hashes[earlier] == hash && name(earlier) == name(index) {
+                        isRepeat = true
+                        break
+                    }
+                    slot = (slot + 1) & mask
+                }
+                if isRepeat {
+                    hasRepeats = true
+                } else {
+                    table[slot] = Int32(index)
+                }
+            }
+        }
+        self.hashes = hashes
+        self.table = table
+        self.hasRepeats = hasRepeats
+    }
+
+    /// The position of `wanted` (the first, if it repeats), or `nil`; `name` is the one the index was made with.
+    public func position(of wanted: String, _ name: (Int) -> String) -> Int? {
+        guard !hashes.isEmpty else { return nil }
+        let hash = wanted.hashValue
+        let mask = table.count - 1
+        var slot = hash & mask
+        while table[slot] >= 0 {
+            let index = Int(table[slot])
+            if hashes[index] == hash && name(index) == wanted { return index }
+            slot = (slot + 1) & mask
+        }
+        return nil
+    }
+}
