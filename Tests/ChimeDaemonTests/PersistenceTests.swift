@@ -162,6 +162,21 @@ import Testing
         #expect(histories["late"] == DeliveryHistory(firstSeen: TestDate.timestamp("2026-11-02 01:00 UTC")))
     }
 
+    @Test func firstSightingsAreTheJSONTheyAlwaysWere() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-state")
+        defer { directory.remove() }
+        let store = FileHistoryStore(directory: directory.path)
+        store.recordFirstSeen(["a", "b\"quoted\"", "c\\d"], at: TestDate.timestamp("2026-11-02 00:00 UTC"))
+        store.recordFirstSeen(["late"], at: TestDate.timestamp("2026-11-02 01:00 UTC"))
+        try store.flush()
+        let log = try String(contentsOfFile: directory.path + "/occurrences.log", encoding: .utf8)
+        #expect(
+            log == #"{"first_seen":["a","b\"quoted\"","c\\d"],"at":"2026-11-02T00:00:00.000000Z"}"# + "\n"
+                + #"{"first_seen":"late","at":"2026-11-02T01:00:00.000000Z"}"# + "\n")
+        let histories = FileHistoryStore(directory: directory.path).load().histories
+        #expect(histories.keys.sorted() == ["a", "b\"quoted\"", "c\\d", "late"])
+    }
+
     @Test func fileStoreKeepsHistoriesAcrossInstances() throws {
         let directory = try TemporaryDirectory(prefix: "chime-state")
         defer { directory.remove() }
