@@ -20,7 +20,7 @@ struct NotificationAssignments {
             }
             let entries = sections[sectionIndex].entries
             for entryIndex in entries.indices {
-                guard let key = NotificationKey.named(entries[entryIndex].key), key.isTrigger == isTrigger else {
+                guard let key = NotificationKey.named[entries[entryIndex].key], key.isTrigger == isTrigger else {
                     continue
                 }
                 slots.append((key, Int32(sectionIndex), Int32(entryIndex)))
@@ -54,22 +54,6 @@ struct NotificationAssignments {
             }
         }
         return result
-    }
-
-    /// The positions of the entries of `unit.sections[section]`, one of `[Notification]` and `[Trigger]`, whose key
-    /// is not one of that section's, in file order: what the slots skipped, found without comparing a name again.
-    func unknownEntries(inSection section: Int) -> [Int] {
-        var known = slots.lazy.filter { $0.section == section }.map { Int($0.entry) }.makeIterator()
-        var next = known.next()
-        var unknown: [Int] = []
-        for entry in unit.sections[section].entries.indices {
-            if entry == next {
-                next = known.next()
-            } else {
-                unknown.append(entry)
-            }
-        }
-        return unknown
     }
 
     /// Whether the key has any assignment left after the reset rule.

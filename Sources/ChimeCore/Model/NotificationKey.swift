@@ -68,19 +68,7 @@ enum NotificationKey: String, CaseIterable, Sendable {
         }
     }
 
-    /// The key named `name`, whatever its section. Asked for every assignment of a million generated notifications:
-    /// the keys of the name's length are compared, with no hash of it, where `init(rawValue:)` compares with each
-    /// name in turn.
-    static func named(_ name: String) -> NotificationKey? {
-        let length = name.utf8.count
-        guard length < byLength.count, let first = name.utf8.first else { return nil }
-        for key in byLength[length] where key.rawValue.utf8.first == first && key.rawValue == name { return key }
-        return nil
-    }
-
-    private static let byLength: [[NotificationKey]] = {
-        var table = [[NotificationKey]](repeating: [], count: 1 + allCases.map(\.rawValue.utf8.count).max()!)
-        for key in allCases { table[key.rawValue.utf8.count].append(key) }
-        return table
-    }()
+    /// The key named `name`, whatever its section; one hash, where `init(rawValue:)` compares with each name in
+    /// turn.
+    static let named: [String: NotificationKey] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
 }

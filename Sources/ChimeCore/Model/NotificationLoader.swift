@@ -192,33 +192,29 @@ struct NotificationReader {
     mutating func checkUnknownAndBounds() -> Bool {
         var withinBounds = true
         var assignments = 0
-        // By index: `for section in` copies each section out, retaining and releasing all it holds.
-        let sections = unit.sections
-        for sectionIndex in sections.indices {
-            let entries = sections[sectionIndex].entries
-            assignments += entries.count
+        for section in unit.sections {
+            assignments += section.entries.count
             // Counting bytes is cheap for Swift's native strings: every value is checked, a million times for a
             // large generator.
-            for entry in entries where entry.value.utf8.count > InputLimits.maximumValueLength {
+            for entry in section.entries where entry.value.utf8.count > InputLimits.maximumValueLength {
                 error(
                     entry.valueLocation,
                     "\(entry.key)= is \(InputLimits.grouped(entry.value.utf8.count)) bytes long, more than the "
                         + "\(InputLimits.size(InputLimits.maximumValueLength)) a value may have.")
                 withinBounds = false
             }
-            let name = sections[sectionIndex].name
-            guard name == "Notification" || name == "Trigger" else {
+            guard let keys = NotificationLoader.knownKeys[section.name] else {
                 warning(
-                    sections[sectionIndex].location,
-                    "Unknown section '\(name)', ignoring."
-                        + Suggestion.didYouMean(name, among: NotificationLoader.knownKeys.keys.sorted()))
+                    section.location,
+                    "Unknown section '\(section.name)', ignoring."
+                        + Suggestion.didYouMean(section.name, among: NotificationLoader.knownKeys.keys.sorted()))
                 continue
             }
-            for entry in self.assignments.unknownEntries(inSection: sectionIndex).map({ entries[$0] }) {
+            for entry in section.entries where !keys.contains(entry.key) {
                 warning(
                     entry.location,
-                    "Unknown key '\(entry.key)' in section [\(name)], ignoring."
-                        + Suggestion.didYouMean(entry.key, among: (NotificationLoader.knownKeys[name] ?? []).sorted()))
+                    "Unknown key '\(entry.key)' in section [\(section.name)], ignoring."
+                        + Suggestion.didYouMean(entry.key, among: keys.sorted()))
             }
         }
         // Only a notification with that many assignments in all can repeat one key too often.

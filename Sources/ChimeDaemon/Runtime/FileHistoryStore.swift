@@ -149,23 +149,10 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     /// was).
     public func recordFirstSeen(_ ids: [String], at date: Date) {
         guard !ids.isEmpty else { return }
-        // Written into one string, as `JSONValue.object` would write it: a value for each of the million ids first
-        // seen at a first start was most of the time its commit spent on the scheduler's queue.
-        var line = "{\"first_seen\":"
-        if ids.count == 1 {
-            JSONValue.quote(ids[0], into: &line)
-        } else {
-            line.reserveCapacity(ids.reduce(64) { $0 + $1.utf8.count + 3 })
-            line += "["
-            for index in ids.indices {
-                if index > 0 { line += "," }
-                JSONValue.quote(ids[index], into: &line)
-            }
-            line += "]"
-        }
-        line += ",\"at\":"
-        JSONValue.quote(Timestamp.iso8601(date, fraction: .microseconds), into: &line)
-        line += "}"
+        let seen: JSONValue = ids.count == 1 ? .string(ids[0]) : .array(ids.map(JSONValue.string))
+        let line = JSONValue.object([
+            ("first_seen", seen), ("at", .string(Timestamp.iso8601(date, fraction: .microseconds))),
+        ]).serialized
         state.withLock { $0.pending.append(line) }
     }
 

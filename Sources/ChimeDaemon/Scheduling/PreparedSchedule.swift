@@ -173,32 +173,18 @@ struct PreparedSchedule: Sendable {
                 }
             }
             // The calendar searches are independent: on all cores, a million of them at the first start.
-            let found = [Int64](unsafeUninitializedCapacity: searches.count) { buffer, initialized in
-                nonisolated(unsafe) let buffer = buffer
-                nonisolated(unsafe) let installed = installed
-                let searches = searches
-                let histories = histories
-                let batch = 4_096
-                ParallelWork.perform(iterations: (searches.count + batch - 1) / batch) { part in
-                    for position in part * batch..<min(searches.count, (part + 1) * batch) {
-                        let (entry, history, after) = searches[position]
-                        let fireTime = installed[Int(entry)].notification.trigger.nextOccurrence(
-                            after: Date(epochMicroseconds: after),
-                            history: history < 0 ? fresh : histories[Int(history)], systemZone: systemZone)
-                        (buffer.baseAddress! + position).initialize(to: fireTime?.epochMicroseconds ?? .min)
-                    }
-                }
-                initialized = searches.count
+            let found = searches.concurrentMap { entry, history, after in
+                installed[Int(entry)].notification.trigger.nextOccurrence(
+                    after: Date(epochMicroseconds: after),
+                    history: history < 0 ? fresh : histories[Int(history)], systemZone: systemZone
+                )?.epochMicroseconds ?? .min
             }
             for position in searches.indices where found[position] != .min {
                 let index = Int(searches[position].entry)
                 let timing = installed[index].notification.timing
-                // Without a delay, the item is made here: handing the notification to `pendingItem` copies it.
-                let item =
-                    timing.randomizedDelay > 0
-                    ? Self.pendingItem(
-                        installed[index].notification, fireTime: found[position], entry: index, seeds: seeds)
-                    : OccurrenceQueue.Item(fireTime: found[position], entry: index)
+                let item = Self.pendingItem(
+                    timing: timing, id: installed[index].notification.id, fireTime: found[position], entry: index,
+                    seeds: seeds)
                 if timing.wakesSystem { wakeDue[index] = item.due }
                 items.append(item)
             }
@@ -239,12 +225,12 @@ struct PreparedSchedule: Sendable {
     }
 
     /// The queue's item for the occurrence at `fireTime`: due that much later as its randomized delay says.
+    /// - Parameter id: the notification's, read only for a randomized delay (most have none).
     static func pendingItem(
-        _ notification: borrowing ScheduledNotification, fireTime: Int64, entry: Int, seeds: DelaySeeds
+        timing: DeliveryTiming, id: @autoclosure () -> String, fireTime: Int64, entry: Int, seeds: DelaySeeds
     ) -> OccurrenceQueue.Item {
-        let timing = notification.timing
         guard timing.randomizedDelay > 0 else { return .init(fireTime: fireTime, entry: entry) }
-        let delay = timing.delay(id: notification.id, fireTime: fireTime, seeds: seeds)
+        let delay = timing.delay(id: id(), fireTime: fireTime, seeds: seeds)
         return .init(fireTime: fireTime, due: fireTime + delay, entry: entry)
     }
 }

@@ -511,7 +511,8 @@ public final class Scheduler: @unchecked Sendable {
     /// The queue's item for the occurrence at `fireTime`: due that much later as its randomized delay says.
     private func pendingItem(_ notification: ScheduledNotification, fireTime: Int64, entry: Int) -> OccurrenceQueue.Item
     {
-        PreparedSchedule.pendingItem(notification, fireTime: fireTime, entry: entry, seeds: delaySeeds)
+        PreparedSchedule.pendingItem(
+            timing: notification.timing, id: notification.id, fireTime: fireTime, entry: entry, seeds: delaySeeds)
     }
 
     private func nextOccurrence(of notification: ScheduledNotification, afterMicroseconds after: Int64) -> Int64? {
