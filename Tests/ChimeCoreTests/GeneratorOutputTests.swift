@@ -1,4 +1,5 @@
 import ChimeDaemon
+import ChimeTestSupport
 import Foundation
 import Testing
 
@@ -11,13 +12,26 @@ import Testing
     static let path = "/etc/chime/generators.d/exams"
     let loader = NotificationLoader(systemZone: GeneratorOutputTests.berlin, zones: .system)
 
-    func output(_ text: String) -> GeneratorOutput {
-        GeneratorOutput(parsing: Array(text.utf8), path: Self.path)
+    /// Each line's result as a load reads it (most lines straight from their bytes, `DirectLineReader`), checked
+    /// against the full reading of every line.
+    func results(_ text: String) -> [(line: Int, result: NotificationLoader.Result)] {
+        results(Array(text.utf8))
+    }
+
+    func results(_ bytes: [UInt8], path: String = GeneratorOutputTests.path) -> [(
+        line: Int, result: NotificationLoader.Result
+    )] {
+        let loaded = GeneratorOutput.validated(parsing: bytes, path: path, by: loader)
+        let full = GeneratorOutput(parsing: bytes, path: path).validated(by: loader)
+        #expect(loaded.map(\.line) == full.map(\.line))
+        #expect(loaded.map(\.result.notification) == full.map(\.result.notification))
+        #expect(loaded.map(\.result.diagnostics) == full.map(\.result.diagnostics))
+        return loaded
     }
 
     /// Every diagnostic of every line, as printed: `path:line:column: message`.
     func problems(_ text: String) -> [String] {
-        output(text).validated(by: loader).flatMap { $0.result.diagnostics.map(\.description) }
+        results(text).flatMap { $0.result.diagnostics.map(\.description) }
     }
 
     func loadFile(_ text: String, id: String) -> NotificationLoader.Result {
@@ -64,7 +78,7 @@ import Testing
             TimeZone=Asia/Tokyo
             Persistent=yes
             """
-        let results = output(line).validated(by: loader)
+        let results = results(line)
         #expect(results.map(\.line) == [1])
         let generated = try #require(results.first?.result)
         #expect(generated.diagnostics.isEmpty, "\(generated.diagnostics)")
@@ -74,11 +88,11 @@ import Testing
     }
 
     @Test func numbersBooleansAndBlanksAreWrittenAsInAFile() throws {
-        let results = output(
+        let results = results(
             """
             {"Id":"a","Title":"  padded\\t","Badge":-2,"Count":3,"Persistent":false,"Enabled":false,"Every":"1h"}
             """
-        ).validated(by: loader)
+        )
         let notification = try #require(results.first?.result.notification)
         #expect(notification.title == "padded")
         #expect(notification.badge == .add(-2))
@@ -95,7 +109,7 @@ import Testing
             {"Id":"four","Title":"4","OnCalendar":"daily"}\r
             {"Id":"five","Title":"5","OnCalendar":"daily"}
             """
-        let results = output(text).validated(by: loader)
+        let results = results(text)
         #expect(results.map(\.line) == [1, 4, 5])
         #expect(results.compactMap(\.result.notification?.id) == ["one", "four", "five"])
     }
@@ -114,11 +128,7 @@ import Testing
         }
         let bytes = Array((odd + many + odd).joined(separator: "\n").utf8) + [0x0A, 0xFF, 0x0A]
         #expect(LineChunks(bytes).chunks.count > 1)
-        let streamed = GeneratorOutput.validated(parsing: bytes, path: "gen", by: loader)
-        let whole = GeneratorOutput(parsing: bytes, path: "gen").validated(by: loader)
-        #expect(streamed.map(\.line) == whole.map(\.line))
-        #expect(streamed.map(\.result.notification) == whole.map(\.result.notification))
-        #expect(streamed.map(\.result.diagnostics) == whole.map(\.result.diagnostics))
+        let streamed = results(bytes, path: "gen")
         #expect(streamed.count == 6015)  // the blank lines left out, the invalid UTF-8 in
         #expect(streamed.filter { $0.result.notification != nil }.count == 6004)  // a, b twice and the 6,000
         #expect(streamed.last?.line == 6019)  // the invalid UTF-8
@@ -130,7 +140,7 @@ import Testing
             hello
             {"Id":"three","Title":"3","OnCalendar":"daily"}
             """
-        let results = output(text).validated(by: loader)
+        let results = results(text)
         #expect(results.compactMap(\.result.notification?.id) == ["one", "three"])
         #expect(problems(text) == ["\(Self.path):2:1: Invalid JSON: expected a value, found 'h'."])
     }
@@ -152,7 +162,7 @@ import Testing
         let file = "[Notification]\n\(assignments(inTrigger: false))[Trigger]\n\(assignments(inTrigger: true))"
         let json = JSONValue.object([("Id", .string("sample"))] + pairs.map { ($0.0, .string($0.1)) }).serialized
         let fromFile = loadFile(file, id: "sample").diagnostics
-        let result = try #require(output(json).validated(by: loader).first?.result)
+        let result = try #require(results(json).first?.result)
         #expect(fromFile.contains { $0.severity == .error })
         #expect(result.diagnostics.map(\.message) == fromFile.map(\.message))
         #expect(result.diagnostics.allSatisfy { $0.location.file == Self.path && $0.location.line == 1 })
@@ -213,7 +223,7 @@ import Testing
         ),
     ])
     func malformedLines(line: String, expected: String) {
-        let results = output(line).validated(by: loader)
+        let results = results(line)
         #expect(results.count == 1)
         #expect(results.first?.result.notification == nil)
         #expect(results.first?.result.diagnostics.map(\.description) == ["\(Self.path):\(expected)"])
@@ -222,14 +232,14 @@ import Testing
     @Test func invalidUTF8IsReportedForItsLine() {
         var bytes = Array(#"{"Id":"a","Title":"t","OnCalendar":"daily"}"#.utf8) + [0x0A]
         bytes += [0x7B, 0xFF, 0x7D, 0x0A]
-        let results = GeneratorOutput(parsing: bytes, path: Self.path).validated(by: loader)
+        let results = results(bytes)
         #expect(results.compactMap(\.result.notification?.id) == ["a"])
         #expect(results.last?.result.diagnostics.map(\.description) == ["\(Self.path):2: Invalid UTF-8."])
     }
 
     @Test func unknownKeysAreWarningsAndTheLineStillLoads() {
         let text = #"{"Id":"a","title":"t","Title":"T","Colour":"red","OnCalendar":"daily"}"#
-        let results = output(text).validated(by: loader)
+        let results = results(text)
         #expect(results.first?.result.notification?.title == "T")
         #expect(
             problems(text) == [
@@ -248,13 +258,13 @@ import Testing
 
     @Test func stringsDecodeEscapesAndSurrogatePairs() throws {
         let text = #"{"Id":"a","Title":"\"q\" \\ \/ \u00e9 \ud83d\udd14 \t","OnCalendar":"daily"}"#
-        let notification = try #require(output(text).validated(by: loader).first?.result.notification)
+        let notification = try #require(results(text).first?.result.notification)
         #expect(notification.title == "\"q\" \\ / é 🔔")
     }
 
     @Test func anEmptyValueResetsAsInAFile() throws {
         let text = #"{"Id":"a","Title":"t","Info":["a=1","","b=2"],"Urgency":"","OnCalendar":"daily"}"#
-        let notification = try #require(output(text).validated(by: loader).first?.result.notification)
+        let notification = try #require(results(text).first?.result.notification)
         #expect(notification.info.map(\.key) == ["b"])
         #expect(notification.urgency == .normal)
     }
@@ -273,5 +283,94 @@ import Testing
             problems(#"{"Id":"a","Title":"ü\q"}"#) == [
                 "\(Self.path):1:21: Invalid JSON: invalid escape '\\q' in a string."
             ])
+    }
+
+    /// The lines `DirectLineReader` takes: a plain object of known keys, whatever the types its keys take and the
+    /// blanks JSON allows between its parts.
+    @Test(arguments: [
+        #"{"Id":"a","Title":"t","OnCalendar":"daily"}"#,
+        #" { "Id" : "a" , "Title" : "t" , "OnCalendar" : [ "daily" , "Mon 09:00" ] } \#r"#,
+        #"{"Title":"é 🔔","Id":"a@b:c.d_e-f","Every":"1h","Count":12,"Badge":-2,"Persistent":true}"#,
+        #"{"Id":"a","Title":"t","At":[],"Every":"1h","Enabled":false,"Urgency":"","Urgency":"low"}"#,
+    ])
+    func linesReadStraightFromTheirBytes(line: String) {
+        var assignments: [NotificationAssignment] = []
+        let id = Array(line.utf8).withUnsafeBufferPointer { DirectLineReader.read($0, into: &assignments) }
+        #expect(id != nil)
+        #expect(!assignments.isEmpty)
+        #expect(results(line).allSatisfy { $0.result.diagnostics.isEmpty })
+    }
+
+    @Test func theDirectReadingTakesWhatItReadsAsTheFileWould() {
+        let line = #"{"Id":"a","Title":"t","Info":["k=v","",  "l=w"],"Count":7,"WakeSystem":false,"Every":"1h"}"#
+        var assignments: [NotificationAssignment] = []
+        let id = Array(line.utf8).withUnsafeBufferPointer { DirectLineReader.read($0, into: &assignments) }
+        #expect(id == "a")
+        #expect(assignments.map(\.name) == ["Title", "Info", "Info", "Info", "Count", "WakeSystem", "Every"])
+        #expect(assignments.map(\.value) == ["t", "k=v", "", "l=w", "7", "no", "1h"])
+    }
+
+    /// What it leaves to the full reading: anything with something to say about it, and what it would have to
+    /// decode or trim.
+    @Test(arguments: [
+        #"{"Id":"a","Title":"t\"q","OnCalendar":"daily"}"#, #"{"Id":"a","Title":" t","OnCalendar":"daily"}"#,
+        #"{"Id":"a","Title":"t ","OnCalendar":"daily"}"#, #"{"Id":"a","title":"t","OnCalendar":"daily"}"#,
+        #"{"Id":"a","Id":"a","Title":"t"}"#, #"{"Title":"t","OnCalendar":"daily"}"#, #"{"Id":"a b","Title":"t"}"#,
+        #"{"Id":1,"Title":"t"}"#, #"{"Id":"a","Title":["t"]}"#, #"{"Id":"a","Title":1}"#,
+        #"{"Id":"a","Count":true}"#, #"{"Id":"a","Enabled":1}"#, #"{"Id":"a","At":null}"#,
+        #"{"Id":"a","At":["x",1]}"#, #"{"Id":"a","At":{}}"#, #"{"Id":"a","Count":01}"#, #"{"Id":"a","Count":1.}"#,
+        #"{"Id":"a","Title":"t"} x"#, #"{"Id":"a","Title":"t",}"#, #"{"Id":"a","Title":"t""#, #"{}"#, "[1]",
+        "{\"Id\":\"a\",\"Title\":\"a\tb\"}", "\u{0B}{\"Id\":\"a\",\"Title\":\"t\"}", #"{"Id":"a","Enabled":tru}"#,
+        #"{"Id":"a","Title":"t","At":[\#((0...InputLimits.maximumRepeats).map { _ in #""2027-01-01""# }.joined(separator: ","))]}"#,
+        #"{"Id":"a","Title":"\#(String(repeating: "x", count: InputLimits.maximumValueLength + 1))"}"#,
+    ])
+    func linesLeftToTheFullReading(line: String) {
+        var assignments: [NotificationAssignment] = []
+        let id = Array(line.utf8).withUnsafeBufferPointer { DirectLineReader.read($0, into: &assignments) }
+        #expect(id == nil)
+        _ = results(line)
+    }
+
+    @Test func aLineOfInvalidUTF8IsLeftToTheFullReading() {
+        let bytes = Array(#"{"Id":"a","Title":""#.utf8) + [0xC3, 0x28] + Array(#"","Every":"1h"}"#.utf8)
+        var assignments: [NotificationAssignment] = []
+        #expect(bytes.withUnsafeBufferPointer { DirectLineReader.read($0, into: &assignments) } == nil)
+        #expect(results(bytes).first?.result.diagnostics.map(\.message) == ["Invalid UTF-8."])
+    }
+
+    /// Lines bent at random, byte by byte, read both ways: wherever the direct reading takes a line, it must give
+    /// what the full reading gives, and a line with anything to say about it must be said about in full.
+    @Test func bentLinesGiveWhatTheFullReadingGives() {
+        let samples = [
+            #"{"Id":"a","Title":"Reminder 1","Body":"water","Info":["kind=bench","n=1"],"OnCalendar":"*-*-* 02:56:00"}"#,
+            #"{"Id":"b","Title":"t","Every":"1w","From":"2026-12-03 17:47:30 UTC","Count":30,"Persistent":true}"#,
+            #"{"Id":"c","Title":"t","At":["2027-06-30 21:35:39 UTC","2027-08-25 08:35:55"],"Badge":"+1"}"#,
+            #"{"Id":"d","Title":"t","OnCalendar":"Mon..Fri 09:00","TimeZone":"Asia/Tokyo","Deliver":"journal"}"#,
+            #"{"Id":"e","Title":"t","RRule":"FREQ=DAILY","From":"2027-01-01 09:00","Action":"open:Open"}"#,
+        ]
+        let alphabet = Array(#"{}[]",: "e1-.tfnu\"#.utf8) + [0x00, 0x09, 0x0D, 0xC3, 0xA9, 0xFF]
+        var generator = SeededRandomNumberGenerator(seed: 0xB1_7E5)
+        var lines: [[UInt8]] = []
+        for _ in 0..<3000 {
+            var bytes = Array(samples.randomElement(using: &generator)!.utf8)
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                let at = Int.random(in: 0..<bytes.count, using: &generator)
+                let byte = alphabet.randomElement(using: &generator)!
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: bytes[at] = byte
+                case 1: bytes.insert(byte, at: at)
+                default: bytes.remove(at: at)
+                }
+            }
+            lines.append(bytes)
+        }
+        var taken = 0
+        for line in lines {
+            var assignments: [NotificationAssignment] = []
+            if line.withUnsafeBufferPointer({ DirectLineReader.read($0, into: &assignments) }) != nil { taken += 1 }
+        }
+        // Both kinds occur, so that both readings were compared.
+        #expect(taken > 300 && taken < 2700, "\(taken) of \(lines.count) taken directly")
+        _ = results(Array(lines.joined(separator: [0x0A])))
     }
 }

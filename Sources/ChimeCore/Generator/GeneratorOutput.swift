@@ -100,6 +100,10 @@ public struct GeneratorOutput: Sendable {
                 nonisolated(unsafe) let make = make
                 ParallelWork.perform(iterations: chunks.count) { chunk in
                     var problems: [UnitFileDiagnostic] = []
+                    // A path of the chunk's own: the one string every line's messages name, retained for each line,
+                    // would otherwise be counted up and down by all threads at once.
+                    let lines = GeneratorOutput(path: String(decoding: Array(reader.path.utf8), as: UTF8.self))
+                    var assignments: [NotificationAssignment] = []
                     chunks[chunk].withUnsafeBufferPointer { bytes in
                         var start = 0
                         for index in firstLine[chunk]..<firstLine[chunk + 1] {
@@ -107,11 +111,16 @@ public struct GeneratorOutput: Sendable {
                             let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
                             start = end + 1
                             isMade[index] = false
-                            guard let line = reader.line(text, number: index + 1) else { continue }
-                            let result = reader.validate(line, loader)
+                            let result: NotificationLoader.Result
+                            if let direct = lines.directly(text, number: index + 1, loader, &assignments) {
+                                result = direct
+                            } else {
+                                guard let line = lines.line(text, number: index + 1) else { continue }
+                                result = lines.validate(line, loader)
+                            }
                             problems += result.diagnostics
                             guard keepingAll || result.notification != nil else { continue }
-                            (buffer.baseAddress! + index).initialize(to: make(line.number, result))
+                            (buffer.baseAddress! + index).initialize(to: make(index + 1, result))
                             isMade[index] = true
                         }
                     }
@@ -136,6 +145,20 @@ public struct GeneratorOutput: Sendable {
     /// own is not validated further; its result holds those errors and no notification.
     public func validated(by loader: NotificationLoader) -> [(line: Int, result: NotificationLoader.Result)] {
         lines.concurrentMap { line in (line.number, validate(line, loader)) }
+    }
+
+    /// The line's result read straight from its bytes (`DirectLineReader`), or `nil` when it must be read in full:
+    /// it is not a line that reader takes, or something was found to say about it, which only the full reading
+    /// says with the place it points at.
+    private func directly(
+        _ bytes: UnsafeBufferPointer<UInt8>, number: Int, _ loader: NotificationLoader,
+        _ assignments: inout [NotificationAssignment]
+    ) -> NotificationLoader.Result? {
+        assignments.removeAll(keepingCapacity: true)
+        guard let id = DirectLineReader.read(bytes, into: &assignments) else { return nil }
+        let result = loader.load(
+            NotificationAssignments(unplaced: assignments, line: location(number)), id: id, path: path)
+        return result.diagnostics.isEmpty ? result : nil
     }
 
     private func validate(_ line: Line, _ loader: NotificationLoader) -> NotificationLoader.Result {

@@ -73,13 +73,23 @@ public struct NotificationLoader: Sendable {
 
     /// Validates `unit` as the notification `id`.
     public func load(_ unit: UnitFile, id: String, path: String) -> Result {
-        var reader = NotificationReader(unit: unit, path: path, loader: self)
+        var reader = NotificationReader(NotificationAssignments(unit), path: path, loader: self)
         reader.diagnostics = unit.diagnostics
         let notification = reader.read(id: id)
         let hasErrors = reader.diagnostics.contains { $0.severity == .error }
         return Result(
             id: id, notification: hasErrors ? nil : notification,
             diagnostics: unit.explainingTrailingComments(reader.diagnostics).sortedByPlace())
+    }
+
+    /// Validates the assignments of a generator's line read straight from its bytes as the notification `id`.
+    /// The messages of such a line all have the line's location: a caller that gets any reads the line again in
+    /// full to say where.
+    func load(_ assignments: NotificationAssignments, id: String, path: String) -> Result {
+        var reader = NotificationReader(assignments, path: path, loader: self)
+        let notification = reader.read(id: id)
+        let hasErrors = reader.diagnostics.contains { $0.severity == .error }
+        return Result(id: id, notification: hasErrors ? nil : notification, diagnostics: reader.diagnostics)
     }
 
     /// What is wrong with an id for which `isValidID(_:)` is false.
@@ -115,17 +125,15 @@ public struct NotificationLoader: Sendable {
     }
 }
 
-/// Reads one file's sections, collecting diagnostics as it goes.
+/// Reads one notification's assignments, collecting diagnostics as it goes.
 struct NotificationReader {
-    let unit: UnitFile
     let assignments: NotificationAssignments
     let path: String
     let loader: NotificationLoader
     var diagnostics: [UnitFileDiagnostic] = []
 
-    init(unit: UnitFile, path: String, loader: NotificationLoader) {
-        self.unit = unit
-        assignments = NotificationAssignments(unit)
+    init(_ assignments: NotificationAssignments, path: String, loader: NotificationLoader) {
+        self.assignments = assignments
         self.path = path
         self.loader = loader
     }
@@ -139,13 +147,21 @@ struct NotificationReader {
     }
 
     /// The value of a single-valued key, `nil` when unset or reset to its default by an empty assignment.
-    func single(_ key: NotificationKey) -> UnitFileEntry? {
+    func single(_ key: NotificationKey) -> NotificationAssignment? {
         assignments.single(key)
     }
 
     /// The assignments of a list-valued key, after systemd's reset rule.
-    func values(_ key: NotificationKey) -> [UnitFileEntry] {
+    func values(_ key: NotificationKey) -> [NotificationAssignment] {
         assignments.values(key)
+    }
+
+    func location(of entry: NotificationAssignment) -> UnitFileLocation {
+        assignments.location(of: entry)
+    }
+
+    func valueLocation(of entry: NotificationAssignment) -> UnitFileLocation {
+        assignments.valueLocation(of: entry)
     }
 
     mutating func read(id: String) -> ScheduledNotification {
@@ -170,16 +186,16 @@ struct NotificationReader {
         }
         // A file that could not be read, or a line that could not be parsed, already has its error: that it then
         // lacks a trigger or a title follows from it and would only bury the cause.
-        let isComplete = !unit.hasErrors
+        let isComplete = !assignments.hasErrorsOfItsOwn
         let hasTrigger = [.at, .onCalendar, .rrule, .rdate, .every].contains { assignments.has($0) }
         if isComplete && !hasTrigger {
-            let section = unit.sections.first { $0.name == "Trigger" }?.location ?? fileLocation
+            let section = assignments.location(ofSection: "Trigger") ?? fileLocation
             error(section, "No trigger: set At=, OnCalendar=, Every=, RRule= or RDate= in [Trigger].")
         }
 
         let title = single(.title)
         if isComplete && title == nil {
-            let section = unit.sections.first { $0.name == "Notification" }?.location ?? fileLocation
+            let section = assignments.location(ofSection: "Notification") ?? fileLocation
             error(section, "Missing Title= in [Notification].")
         }
         var notification = ScheduledNotification(id: id, title: title?.value ?? "", trigger: trigger)
@@ -188,8 +204,10 @@ struct NotificationReader {
         return notification
     }
 
-    /// Warns of unknown sections and keys, and reports values and lists beyond `InputLimits`; `false` if any was.
+    /// Warns of a unit's unknown sections and keys, and reports values and lists beyond `InputLimits`; `false` if
+    /// any was.
     mutating func checkUnknownAndBounds() -> Bool {
+        guard case .unit(let unit) = assignments.origin else { return true }
         var withinBounds = true
         var assignments = 0
         for section in unit.sections {
@@ -242,7 +260,7 @@ struct NotificationReader {
     mutating func readTimeZone(into trigger: inout Trigger) -> ZoneRules {
         guard let entry = single(.timeZone) else { return loader.systemZone }
         guard loader.zones.isValidName(entry.value), let rules = try? loader.zones.rules(named: entry.value) else {
-            error(entry.valueLocation, "Unknown time zone '\(entry.value)' in TimeZone=.")
+            error(valueLocation(of: entry), "Unknown time zone '\(entry.value)' in TimeZone=.")
             return loader.systemZone
         }
         trigger.timeZone = rules
@@ -251,20 +269,20 @@ struct NotificationReader {
 
     /// A timestamp in `zone`; relative forms ("now", "tomorrow", "+5min", "07:00") are refused, since a file is
     /// read again at every reload and they would move each time.
-    mutating func timestamp(_ entry: UnitFileEntry, zone: ZoneRules) -> Date? {
+    mutating func timestamp(_ entry: NotificationAssignment, zone: ZoneRules) -> Date? {
         // Any "now" will do: a form that depends on it is refused whatever it gives.
         let anyNow = Date(timeIntervalSince1970: 1_000_000_000)
         do {
             let reading = try Timestamp.read(entry.value, now: anyNow, localZone: zone, zones: loader.zones)
             guard !reading.dependsOnNow else {
                 error(
-                    entry.valueLocation,
-                    "\(entry.key)= must be an absolute time; '\(entry.value)' depends on when the file is read.")
+                    valueLocation(of: entry),
+                    "\(entry.name)= must be an absolute time; '\(entry.value)' depends on when the file is read.")
                 return nil
             }
             return reading.date
         } catch {
-            self.error(entry.valueLocation, "Invalid \(entry.key)= '\(entry.value)': \(error).")
+            self.error(valueLocation(of: entry), "Invalid \(entry.name)= '\(entry.value)': \(error).")
             return nil
         }
     }
@@ -289,7 +307,7 @@ struct NotificationReader {
             do {
                 trigger.calendars.append(try CalendarSpec(entry.value, localZone: zone, zones: loader.zones))
             } catch {
-                var location = entry.valueLocation
+                var location = valueLocation(of: entry)
                 if let column = location.column { location.column = column + error.column - 1 }
                 self.error(location, "Invalid OnCalendar= '\(entry.value)': \(error.reason).")
             }
@@ -305,13 +323,14 @@ struct NotificationReader {
                 let span = try Timespan.parse(entry.value)
                 if span.microseconds == 0 || span.isInfinite {
                     error(
-                        entry.valueLocation, "Every= must be a finite interval greater than zero, not '\(entry.value)'."
+                        valueLocation(of: entry),
+                        "Every= must be a finite interval greater than zero, not '\(entry.value)'."
                     )
                 } else {
                     trigger.interval = span
                 }
             } catch {
-                self.error(entry.valueLocation, "Invalid Every= '\(entry.value)': \(error).")
+                self.error(valueLocation(of: entry), "Invalid Every= '\(entry.value)': \(error).")
             }
         }
         if let entry = single(.from) { trigger.from = timestamp(entry, zone: zone) }
@@ -325,7 +344,7 @@ struct NotificationReader {
                 {
                     let with = events > 1 ? "\(events) OnCalendar= events" : "OnCalendar=, At=, RRule= or RDate="
                     error(
-                        entry.valueLocation,
+                        valueLocation(of: entry),
                         "Count= may be at most \(InputLimits.grouped(bound)) with \(with), not "
                             + "\(InputLimits.grouped(count)): the occurrences are counted one by one. End a longer "
                             + "series with Until=.")
@@ -333,13 +352,13 @@ struct NotificationReader {
                     trigger.count = count
                 }
             } else {
-                error(entry.valueLocation, "Count= must be a positive whole number, not '\(entry.value)'.")
+                error(valueLocation(of: entry), "Count= must be a positive whole number, not '\(entry.value)'.")
             }
         }
         if let from = trigger.from, let until = trigger.until, until < from,
             let entry = single(.until)
         {
-            error(entry.location, "Until= (\(entry.value)) is before From=; nothing could fire.")
+            error(location(of: entry), "Until= (\(entry.value)) is before From=; nothing could fire.")
         }
     }
 
@@ -351,12 +370,12 @@ struct NotificationReader {
         if let entry = single(.fixedRandomDelay) {
             timing.isFixedRandomDelay = boolean(entry) ?? false
             if timing.isFixedRandomDelay && timing.randomizedDelay == 0 {
-                warning(entry.location, "FixedRandomDelay=yes without RandomizedDelaySec= delays nothing.")
+                warning(location(of: entry), "FixedRandomDelay=yes without RandomizedDelaySec= delays nothing.")
             }
         }
         if let entry = single(.wakeSystem), boolean(entry) == true {
             if let refusal = loader.wakeSystemRefusal {
-                error(entry.valueLocation, "WakeSystem=yes cannot be honoured: \(refusal)")
+                error(valueLocation(of: entry), "WakeSystem=yes cannot be honoured: \(refusal)")
             } else {
                 timing.wakesSystem = true
             }
@@ -369,7 +388,7 @@ struct NotificationReader {
         guard let entry = single(key) else { return nil }
         guard let span = try? Timespan.parse(entry.value), span <= DeliveryTiming.longest else {
             error(
-                entry.valueLocation,
+                valueLocation(of: entry),
                 "Invalid \(key.rawValue)= '\(entry.value)': expected a time span of at most 49 days, such as '5min'.")
             return nil
         }
@@ -377,11 +396,11 @@ struct NotificationReader {
     }
 
     /// `Repeat=`: time spans separated by spaces, each one word (`5min 10min 30min`), each at least a second.
-    mutating func readRepeats(_ entry: UnitFileEntry, into notification: inout ScheduledNotification) {
+    mutating func readRepeats(_ entry: NotificationAssignment, into notification: inout ScheduledNotification) {
         let words = entry.value.split(whereSeparator: { $0 == " " || $0 == "\t" })
         guard words.count <= NotificationLoader.maximumRepeats else {
             error(
-                entry.valueLocation,
+                valueLocation(of: entry),
                 "Invalid Repeat= '\(entry.value)': at most \(NotificationLoader.maximumRepeats) time spans.")
             return
         }
@@ -391,7 +410,7 @@ struct NotificationReader {
                 let duration = span.duration
             else {
                 error(
-                    entry.valueLocation,
+                    valueLocation(of: entry),
                     "Invalid Repeat= '\(entry.value)': '\(word)' is not a time span of a second or more; give "
                         + "spans such as '5min 10min 30min', each one word.")
                 return
@@ -411,7 +430,7 @@ struct NotificationReader {
                 notification.thread = entry.value
             } else {
                 error(
-                    entry.valueLocation,
+                    valueLocation(of: entry),
                     "Invalid Thread= '\(entry.value)': expected a name of at most 255 bytes without control characters."
                 )
             }
@@ -422,7 +441,7 @@ struct NotificationReader {
                 notification.urgency = level.defaultUrgency
             } else {
                 error(
-                    entry.valueLocation,
+                    valueLocation(of: entry),
                     "Invalid InterruptionLevel= '\(entry.value)': expected passive, active, time-sensitive or critical."
                 )
             }
@@ -432,14 +451,14 @@ struct NotificationReader {
             if let urgency = ScheduledNotification.Urgency(rawValue: entry.value) {
                 notification.urgency = urgency
             } else {
-                error(entry.valueLocation, "Invalid Urgency= '\(entry.value)': expected low, normal or critical.")
+                error(valueLocation(of: entry), "Invalid Urgency= '\(entry.value)': expected low, normal or critical.")
             }
         }
         if let entry = single(.badge) {
             if let badge = ScheduledNotification.BadgeChange(parsing: entry.value) {
                 notification.badge = badge
             } else {
-                error(entry.valueLocation, "Invalid Badge= '\(entry.value)': expected N, +N, -N or clear.")
+                error(valueLocation(of: entry), "Invalid Badge= '\(entry.value)': expected N, +N, -N or clear.")
             }
         }
         if let entry = single(.snoozeSec) {
@@ -448,7 +467,7 @@ struct NotificationReader {
             {
                 notification.snooze = duration
             } else {
-                error(entry.valueLocation, "Invalid SnoozeSec= '\(entry.value)': expected a time span above zero.")
+                error(valueLocation(of: entry), "Invalid SnoozeSec= '\(entry.value)': expected a time span above zero.")
             }
         }
         if let entry = single(.repeats) { readRepeats(entry, into: &notification) }
@@ -464,7 +483,7 @@ struct NotificationReader {
                 Self.isValidInfoKey(entry.value[..<equals])
             else {
                 error(
-                    entry.valueLocation,
+                    valueLocation(of: entry),
                     "Invalid Info= '\(entry.value)': expected KEY=VALUE with a KEY of letters, digits and '_'.")
                 continue
             }
@@ -476,11 +495,11 @@ struct NotificationReader {
         if !info.isEmpty { notification.info = info }
         for entry in values(.deliver) {
             do {
-                for name in try entry.words() where !notification.backends.contains(name) {
+                for name in try assignments.words(of: entry) where !notification.backends.contains(name) {
                     notification.backends.append(name)
                     if let known = loader.knownBackends, !known.contains(name) {
                         warning(
-                            entry.valueLocation,
+                            valueLocation(of: entry),
                             "Deliver= names '\(name)', which is no backend; deliveries to it fail."
                                 + Suggestion.didYouMean(name, among: known)
                                 + " Backends: \(known.joined(separator: ", ")).")
@@ -497,7 +516,7 @@ struct NotificationReader {
             guard let colon = entry.value.firstIndex(of: ":"), Self.isValidActionKey(entry.value[..<colon]),
                 !entry.value[entry.value.index(after: colon)...].isEmpty
             else {
-                error(entry.valueLocation, "Invalid Action= '\(entry.value)': expected KEY:Label.")
+                error(valueLocation(of: entry), "Invalid Action= '\(entry.value)': expected KEY:Label.")
                 continue
             }
             let key = String(entry.value[..<colon])
@@ -506,11 +525,11 @@ struct NotificationReader {
         }
         for entry in values(.execAction) {
             guard let colon = entry.value.firstIndex(of: ":"), Self.isValidActionKey(entry.value[..<colon]) else {
-                error(entry.valueLocation, "Invalid ExecAction= '\(entry.value)': expected KEY:COMMAND.")
+                error(valueLocation(of: entry), "Invalid ExecAction= '\(entry.value)': expected KEY:COMMAND.")
                 continue
             }
             let key = String(entry.value[..<colon])
-            var location = entry.valueLocation
+            var location = valueLocation(of: entry)
             if let column = location.column { location.column = column + key.count + 1 }
             do {
                 let argv = try WordSplitter.split(String(entry.value[entry.value.index(after: colon)...]), at: location)
@@ -527,15 +546,15 @@ struct NotificationReader {
         where key != "default" && !notification.actions.contains(where: { $0.key == key }) {
             let entry = values(.execAction).last { $0.value.hasPrefix(key + ":") }
             warning(
-                entry?.location ?? UnitFileLocation(file: path),
+                entry.map { location(of: $0) } ?? UnitFileLocation(file: path),
                 "ExecAction= for '\(key)', which no Action= offers; it can only be chosen by name.")
         }
     }
 
     /// systemd's booleans (`UnitFileEntry.boolean`), or an error.
-    mutating func boolean(_ entry: UnitFileEntry) -> Bool? {
+    mutating func boolean(_ entry: NotificationAssignment) -> Bool? {
         guard let value = entry.boolean else {
-            error(entry.valueLocation, "Invalid \(entry.key)= '\(entry.value)': expected yes or no.")
+            error(valueLocation(of: entry), "Invalid \(entry.name)= '\(entry.value)': expected yes or no.")
             return nil
         }
         return value

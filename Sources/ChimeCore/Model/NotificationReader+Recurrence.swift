@@ -13,7 +13,7 @@ extension NotificationReader {
             offset = TriggerOffset(parsing: entry.value)
             if offset == nil {
                 error(
-                    entry.valueLocation,
+                    valueLocation(of: entry),
                     "Invalid Offset= '\(entry.value)': give an RFC 5545 duration ('-PT15M', '-P1D') or a time span "
                         + "with a sign for earlier ('-15min'), of at most a year.")
             }
@@ -24,7 +24,7 @@ extension NotificationReader {
             do {
                 rules.append(try RecurrenceRule(entry.value))
             } catch {
-                self.error(entry.valueLocation, "Invalid RRule= '\(entry.value)': \(error).")
+                self.error(valueLocation(of: entry), "Invalid RRule= '\(entry.value)': \(error).")
             }
         }
         trigger.recurrence = RecurrenceSet(
@@ -47,7 +47,7 @@ extension NotificationReader {
         return wall != seconds ? wall : seconds + Int64(zone.utcOffset(at: seconds))
     }
 
-    private mutating func recurrenceTimes(_ entries: [UnitFileEntry], zone: ZoneRules) -> [RecurrenceTime] {
+    private mutating func recurrenceTimes(_ entries: [NotificationAssignment], zone: ZoneRules) -> [RecurrenceTime] {
         var times: [RecurrenceTime] = []
         for entry in entries {
             let pieces = entry.value.split(separator: ",", omittingEmptySubsequences: false)
@@ -58,8 +58,8 @@ extension NotificationReader {
                 if let date = timestamp(entry, zone: zone) { times.append(.instant(date.epochMicroseconds)) }
             } else {
                 error(
-                    entry.valueLocation,
-                    "Invalid \(entry.key)= '\(entry.value)': give RFC 5545 dates or times separated by commas "
+                    valueLocation(of: entry),
+                    "Invalid \(entry.name)= '\(entry.value)': give RFC 5545 dates or times separated by commas "
                         + "(20261224T180000,20261231), or one timestamp ('2026-12-24 18:00').")
             }
         }

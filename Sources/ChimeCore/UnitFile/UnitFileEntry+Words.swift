@@ -1,7 +1,10 @@
 extension UnitFileEntry {
     /// The value as one of systemd's booleans: `1 yes y true t on` and `0 no n false f off`, in any case; `nil` for
     /// anything else.
-    public var boolean: Bool? {
+    public var boolean: Bool? { Self.boolean(value) }
+
+    /// `value` as one of systemd's booleans, or `nil`.
+    static func boolean(_ value: String) -> Bool? {
         switch value.lowercased() {
         case "1", "yes", "y", "true", "t", "on": return true
         case "0", "no", "n", "false", "f", "off": return false
