@@ -319,6 +319,7 @@ import Testing
         #"{"Id":1,"Title":"t"}"#, #"{"Id":"a","Title":["t"]}"#, #"{"Id":"a","Title":1}"#,
         #"{"Id":"a","Count":true}"#, #"{"Id":"a","Enabled":1}"#, #"{"Id":"a","At":null}"#,
         #"{"Id":"a","At":["x",1]}"#, #"{"Id":"a","At":{}}"#, #"{"Id":"a","Count":01}"#, #"{"Id":"a","Count":1.}"#,
+        #"{"Id":"a","Title":"t","Every":"1h","Count":2.5}"#, #"{"Id":"a","Title":"t","Every":"1h","Count":1e2}"#,
         #"{"Id":"a","Title":"t"} x"#, #"{"Id":"a","Title":"t",}"#, #"{"Id":"a","Title":"t""#, #"{}"#, "[1]",
         "{\"Id\":\"a\",\"Title\":\"a\tb\"}", "\u{0B}{\"Id\":\"a\",\"Title\":\"t\"}", #"{"Id":"a","Enabled":tru}"#,
         #"{"Id":"a","Title":"t","At":[\#((0...InputLimits.maximumRepeats).map { _ in #""2027-01-01""# }.joined(separator: ","))]}"#,

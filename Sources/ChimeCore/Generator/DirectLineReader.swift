@@ -93,7 +93,7 @@ struct DirectLineReader {
                 return false
             }
         default:
-            guard key.takesNumber, let text = number() else { return false }
+            guard key.takesNumber, let text = integer() else { return false }
             assignments.append(NotificationAssignment(key: key, value: String(decoding: text, as: UTF8.self)))
         }
         return true
@@ -136,31 +136,16 @@ struct DirectLineReader {
         return true
     }
 
-    private func isDigit(_ at: Int) -> Bool {
-        at < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[at])
-    }
-
-    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, as written.
-    private mutating func number() -> UnsafeBufferPointer<UInt8>? {
+    /// A whole number as `Count=` and `Badge=` take it: `-? (0 | [1-9][0-9]*)`, as written. Fractions and exponents,
+    /// which they do not take, are left to the full reading (JSON's grammar, and the message for the key).
+    private mutating func integer() -> UnsafeBufferPointer<UInt8>? {
         let start = index
         if current == UInt8(ascii: "-") { index += 1 }
-        guard isDigit(index) else { return nil }
-        if current == UInt8(ascii: "0") {
-            index += 1
-            guard !isDigit(index) else { return nil }
-        } else {
-            while isDigit(index) { index += 1 }
-        }
-        if current == UInt8(ascii: ".") {
-            index += 1
-            guard isDigit(index) else { return nil }
-            while isDigit(index) { index += 1 }
-        }
-        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
-            index += 1
-            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
-            guard isDigit(index) else { return nil }
-            while isDigit(index) { index += 1 }
+        let digits = index
+        while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { index += 1 }
+        guard index > digits, bytes[digits] != UInt8(ascii: "0") || index == digits + 1 else { return nil }
+        guard current != UInt8(ascii: "."), current != UInt8(ascii: "e"), current != UInt8(ascii: "E") else {
+            return nil
         }
         return UnsafeBufferPointer(rebasing: bytes[start..<index])
     }

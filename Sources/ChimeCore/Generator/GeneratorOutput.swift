@@ -100,9 +100,6 @@ public struct GeneratorOutput: Sendable {
                 nonisolated(unsafe) let make = make
                 ParallelWork.perform(iterations: chunks.count) { chunk in
                     var problems: [UnitFileDiagnostic] = []
-                    // A path of the chunk's own: the one string every line's messages name, retained for each line,
-                    // would otherwise be counted up and down by all threads at once.
-                    let lines = GeneratorOutput(path: String(decoding: Array(reader.path.utf8), as: UTF8.self))
                     var assignments: [NotificationAssignment] = []
                     chunks[chunk].withUnsafeBufferPointer { bytes in
                         var start = 0
@@ -112,11 +109,11 @@ public struct GeneratorOutput: Sendable {
                             start = end + 1
                             isMade[index] = false
                             let result: NotificationLoader.Result
-                            if let direct = lines.directly(text, number: index + 1, loader, &assignments) {
+                            if let direct = reader.directly(text, number: index + 1, loader, &assignments) {
                                 result = direct
                             } else {
-                                guard let line = lines.line(text, number: index + 1) else { continue }
-                                result = lines.validate(line, loader)
+                                guard let line = reader.line(text, number: index + 1) else { continue }
+                                result = reader.validate(line, loader)
                             }
                             problems += result.diagnostics
                             guard keepingAll || result.notification != nil else { continue }

@@ -73,20 +73,19 @@ public struct NotificationLoader: Sendable {
 
     /// Validates `unit` as the notification `id`.
     public func load(_ unit: UnitFile, id: String, path: String) -> Result {
-        var reader = NotificationReader(NotificationAssignments(unit), path: path, loader: self)
-        reader.diagnostics = unit.diagnostics
-        let notification = reader.read(id: id)
-        let hasErrors = reader.diagnostics.contains { $0.severity == .error }
-        return Result(
-            id: id, notification: hasErrors ? nil : notification,
-            diagnostics: unit.explainingTrailingComments(reader.diagnostics).sortedByPlace())
+        var result = load(NotificationAssignments(unit), id: id, path: path, diagnostics: unit.diagnostics)
+        result.diagnostics = unit.explainingTrailingComments(result.diagnostics).sortedByPlace()
+        return result
     }
 
-    /// Validates the assignments of a generator's line read straight from its bytes as the notification `id`.
-    /// The messages of such a line all have the line's location: a caller that gets any reads the line again in
-    /// full to say where.
-    func load(_ assignments: NotificationAssignments, id: String, path: String) -> Result {
+    /// Validates `assignments` as the notification `id`, after `diagnostics` already found. The messages of a
+    /// generator's line read straight from its bytes all have the line's location: a caller that gets any reads the
+    /// line again in full to say where.
+    func load(
+        _ assignments: NotificationAssignments, id: String, path: String, diagnostics: [UnitFileDiagnostic] = []
+    ) -> Result {
         var reader = NotificationReader(assignments, path: path, loader: self)
+        reader.diagnostics = diagnostics
         let notification = reader.read(id: id)
         let hasErrors = reader.diagnostics.contains { $0.severity == .error }
         return Result(id: id, notification: hasErrors ? nil : notification, diagnostics: reader.diagnostics)
