@@ -47,6 +47,12 @@ int chime_pipe(int ends[2], int nonblocking) {
     return pipe2(ends, O_CLOEXEC | (nonblocking ? O_NONBLOCK : 0)) < 0 ? -errno : 0;
 }
 
+int chime_widen_pipe(int fd, int bytes) {
+    int size = fcntl(fd, F_GETPIPE_SZ);
+    if (size >= 0 && bytes > size && fcntl(fd, F_SETPIPE_SZ, bytes) >= 0) size = fcntl(fd, F_GETPIPE_SZ);
+    return size < 0 ? -errno : size;
+}
+
 int chime_pidfd_open(pid_t pid) {
     long fd = syscall(SYS_pidfd_open, pid, 0);
     return fd < 0 ? -errno : (int)fd;

@@ -47,6 +47,18 @@ import Testing
         #expect(outcome.output.bytes == input)
     }
 
+    /// A program allowed to print megabytes gets a stdout pipe of `widestOutputPipe` (as root, or below
+    /// /proc/sys/fs/pipe-max-size), one allowed less the default pipe, never a smaller one.
+    @Test(arguments: [(4 << 20, CommandRunner.widestOutputPipe), (10_000, 65536)])
+    func programsThatMayPrintMuchGetAWidePipe(limit: Int, size: Int) async throws {
+        // F_GETPIPE_SZ is 1032 on Linux.
+        let outcome = try await CommandRunner.run(
+            ["/usr/bin/python3", "-c", "import fcntl; print(fcntl.fcntl(1, 1032))"], environment: [:], input: Data(),
+            timeout: .seconds(20), outputLimit: limit)
+        #expect(outcome.ending == .exited(status: 0))
+        #expect(String(decoding: outcome.output.bytes, as: UTF8.self) == "\(size)\n")
+    }
+
     @Test func aProgramThatDoesNotReadItsInputNeitherBlocksNorRaisesSIGPIPE() async throws {
         let outcome = try await run("exit 0", input: [UInt8](repeating: 0x41, count: 1 << 20))
         #expect(outcome.ending == .exited(status: 0))

@@ -67,6 +67,11 @@ int chime_spawn(const char *path, char *const argv[], char *const envp[], const 
 /// Returns 0, or -errno.
 int chime_pipe(int ends[2], int nonblocking);
 
+/// Widens the pipe to hold at least `bytes` when it holds fewer (fcntl F_SETPIPE_SZ, which Glibc does not export)
+/// and returns its size after, or -errno: the size it had when the system refuses (past
+/// /proc/sys/fs/pipe-max-size, or the user's pipes past their limit).
+int chime_widen_pipe(int fd, int bytes);
+
 /// pidfd_open(2): a descriptor that polls readable once the process has exited. Returns it (close-on-exec), or
 /// -errno.
 int chime_pidfd_open(pid_t pid);

@@ -15,8 +15,12 @@ struct ChildProcess {
     private(set) var status: Int32?
     /// pidfds of the processes of the group still running after the program has exited.
     private(set) var stragglers: [Int32] = []
+    /// How many bytes the stdout pipe holds (0 when stdout is not collected): what one read can take.
+    let outputPipeSize: Int
 
-    init(_ argv: [String], environment: [String: String], workingDirectory: String?, collectsOutput: Bool) throws {
+    /// - Parameter outputPipeSize: `nil` to send stdout to `/dev/null`; else it goes to a pipe that holds at least
+    ///   this many bytes if the system allows (the default 64 KiB otherwise).
+    init(_ argv: [String], environment: [String: String], workingDirectory: String?, outputPipeSize: Int?) throws {
         guard let path = argv.first else { throw CommandStartError.emptyCommandLine }
         guard path.hasPrefix("/") else { throw CommandStartError.relativePath(path) }
         if let bad = argv.first(where: { $0.utf8.contains(0) }) { throw CommandStartError.nulByte("argument '\(bad)'") }
@@ -35,8 +39,10 @@ struct ChildProcess {
         do {
             let stdin = try pipeEnds()
             let stdout: (read: Int32, write: Int32)
-            if collectsOutput {
+            var pipeSize = 0
+            if let outputPipeSize {
                 stdout = try pipeEnds()
+                pipeSize = max(0, Int(chime_widen_pipe(stdout.read, Int32(clamping: outputPipeSize))))
             } else {
                 let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
                 guard null >= 0 else { throw SystemCallError(call: "open", errno: .current) }
@@ -68,6 +74,7 @@ struct ChildProcess {
             input = stdin.write
             output = stdout.read
             standardError = stderr.read
+            self.outputPipeSize = pipeSize
         } catch let error as SystemCallError {
             for end in opened { Glibc.close(end) }
             throw CommandStartError.system(error)

@@ -100,12 +100,18 @@ public enum CommandRunner {
     ) throws -> CommandOutcome {
         let deadline = ContinuousClock.now + timeout
         let child = try start(
-            argv, environment: environment, workingDirectory: workingDirectory, collectsOutput: outputLimit != nil,
-            until: deadline)
+            argv, environment: environment, workingDirectory: workingDirectory,
+            outputPipeSize: outputLimit.map { min($0, widestOutputPipe) }, until: deadline)
         var supervision = CommandSupervision(
             child, input: input, outputLimit: outputLimit, deadline: deadline, cancellation: cancellation)
         return try supervision.run()
     }
+
+    /// The largest stdout pipe asked for, for a program allowed to print more than the default 64 KiB. A program
+    /// printing megabytes (a generator) fills the pipe and waits for each read, and each such round of wake-ups
+    /// costs more than copying the bytes: 140 MB through a pipe of 1 MiB takes a sixteenth of the rounds and a
+    /// third of the time (bench/scale.md).
+    static let widestOutputPipe = 1 << 20
 
     /// How often a start that fails with ETXTBSY is tried again, a few milliseconds more apart each time.
     static let busyRetries = 5
@@ -114,14 +120,14 @@ public enum CommandRunner {
     /// Often only for a moment: an editor saving it, or a fork in another thread of this process (another run's
     /// posix_spawn, Foundation's Process) that has not yet reached exec and closed the descriptors it inherited.
     private static func start(
-        _ argv: [String], environment: [String: String], workingDirectory: String?, collectsOutput: Bool,
+        _ argv: [String], environment: [String: String], workingDirectory: String?, outputPipeSize: Int?,
         until deadline: ContinuousClock.Instant
     ) throws -> ChildProcess {
         var attempt = 0
         while true {
             do {
                 return try ChildProcess(
-                    argv, environment: environment, workingDirectory: workingDirectory, collectsOutput: collectsOutput)
+                    argv, environment: environment, workingDirectory: workingDirectory, outputPipeSize: outputPipeSize)
             } catch CommandStartError.system(let failure)
                 where failure.errno == .textFileBusy && attempt < busyRetries && ContinuousClock.now < deadline
             {

@@ -17,7 +17,8 @@ struct CommandSupervision {
     private var written = 0
     /// Set once the group has been told to stop: when SIGKILL follows.
     private var killAt: ContinuousClock.Instant?
-    private var buffer = [UInt8](repeating: 0, count: 65536)
+    /// What one read(2) takes: as much as the output pipe holds, so that a read empties it.
+    private var buffer: [UInt8]
 
     init(
         _ child: ChildProcess, input: [UInt8], outputLimit: Int?, deadline: ContinuousClock.Instant,
@@ -28,6 +29,7 @@ struct CommandSupervision {
         self.outputLimit = outputLimit
         self.deadline = deadline
         self.cancellation = cancellation
+        buffer = [UInt8](repeating: 0, count: max(65536, child.outputPipeSize))
         if input.isEmpty { self.child.closeInput() }
     }
 
