@@ -44,7 +44,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// Writes `value` as a JSON string: quotes, backslashes and control characters escaped, the rest as UTF-8.
-    static func quote(_ value: String, into text: inout String) {
+    public static func quote(_ value: String, into text: inout String) {
         text += "\""
         // Everything that needs escaping is ASCII, so the runs between escapes start and end on scalar boundaries
         // and can be appended whole: the snapshot quotes tens of thousands of strings before each READY=1.

@@ -237,26 +237,27 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     /// The text of `state.json`: `{"version":1,"notifications":{ID:{"first_seen":…,"last_occurrence":…},…},
     /// "in_flight":[…]}`, ids in order.
     ///
-    /// Written entry by entry into one string: a tree of JSON values for a hundred thousand notifications would be
-    /// half a million small allocations at each compaction, which leave the heap fragmented long after.
+    /// Written entry by entry into one string, the entries sorted as they are: a tree of JSON values for a hundred
+    /// thousand notifications would be half a million small allocations at each compaction, which leave the heap
+    /// fragmented long after, and the values and looking each sorted id up again were most of the time a
+    /// compaction holds the scheduler's queue (bench/scale.md).
     static func snapshotText(
         _ histories: [String: DeliveryHistory], inFlight: some Collection<InterruptedDelivery>
     ) -> String {
         var text = "{\"version\":\(version),\"notifications\":{"
         text.reserveCapacity(histories.count * 100 + 256)
-        for (index, id) in histories.keys.sorted().enumerated() {
-            let history = histories[id]!
+        for (index, entry) in histories.sorted(by: { $0.key < $1.key }).enumerated() {
             if index > 0 { text += "," }
-            text += JSONValue.string(id).serialized
-            text += ":"
-            text +=
-                JSONValue.object([
-                    ("first_seen", .string(Timestamp.iso8601(history.firstSeen, fraction: .microseconds))),
-                    (
-                        "last_occurrence",
-                        history.lastOccurrence.map { .string(Timestamp.iso8601($0, fraction: .microseconds)) } ?? .null
-                    ),
-                ]).serialized
+            JSONValue.quote(entry.key, into: &text)
+            text += #":{"first_seen":""#
+            text += Timestamp.iso8601(entry.value.firstSeen, fraction: .microseconds)
+            if let last = entry.value.lastOccurrence {
+                text += #"","last_occurrence":""#
+                text += Timestamp.iso8601(last, fraction: .microseconds)
+                text += #""}"#
+            } else {
+                text += #"","last_occurrence":null}"#
+            }
         }
         let flying: [JSONValue] = inFlight.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }.map {
             .object([
