@@ -101,6 +101,7 @@ public struct GeneratorOutput: Sendable {
                 ParallelWork.perform(iterations: chunks.count) { chunk in
                     var problems: [UnitFileDiagnostic] = []
                     var assignments: [NotificationAssignment] = []
+                    var lineReader = reader.reader(loader)
                     chunks[chunk].withUnsafeBufferPointer { bytes in
                         var start = 0
                         for index in firstLine[chunk]..<firstLine[chunk + 1] {
@@ -109,7 +110,7 @@ public struct GeneratorOutput: Sendable {
                             start = end + 1
                             isMade[index] = false
                             let result: NotificationLoader.Result
-                            if let direct = reader.directly(text, number: index + 1, loader, &assignments) {
+                            if let direct = reader.directly(text, number: index + 1, &lineReader, &assignments) {
                                 result = direct
                             } else {
                                 guard let line = reader.line(text, number: index + 1) else { continue }
@@ -147,15 +148,21 @@ public struct GeneratorOutput: Sendable {
     /// The line's result read straight from its bytes (`DirectLineReader`), or `nil` when it must be read in full:
     /// it is not a line that reader takes, or something was found to say about it, which only the full reading
     /// says with the place it points at.
+    /// - Parameter reader: made once for many lines with the loader (`reader(_:)`).
     private func directly(
-        _ bytes: UnsafeBufferPointer<UInt8>, number: Int, _ loader: NotificationLoader,
+        _ bytes: UnsafeBufferPointer<UInt8>, number: Int, _ reader: inout NotificationReader,
         _ assignments: inout [NotificationAssignment]
     ) -> NotificationLoader.Result? {
         assignments.removeAll(keepingCapacity: true)
         guard let id = DirectLineReader.read(bytes, into: &assignments) else { return nil }
-        let result = loader.load(
-            NotificationAssignments(unplaced: assignments, line: location(number)), id: id, path: path)
+        let result = NotificationLoader.load(
+            NotificationAssignments(unplaced: assignments, line: location(number)), id: id, path: path, with: &reader)
         return result.diagnostics.isEmpty ? result : nil
+    }
+
+    /// A reader of lines read straight from their bytes with `loader`, for one thread's many lines.
+    private func reader(_ loader: NotificationLoader) -> NotificationReader {
+        NotificationReader(NotificationAssignments(unplaced: [], line: location(0)), path: path, loader: loader)
     }
 
     private func validate(_ line: Line, _ loader: NotificationLoader) -> NotificationLoader.Result {

@@ -85,7 +85,17 @@ public struct NotificationLoader: Sendable {
         _ assignments: NotificationAssignments, id: String, path: String, diagnostics: [UnitFileDiagnostic] = []
     ) -> Result {
         var reader = NotificationReader(assignments, path: path, loader: self)
-        reader.diagnostics = diagnostics
+        return Self.load(assignments, id: id, path: path, diagnostics: diagnostics, with: &reader)
+    }
+
+    /// Validates `assignments` as the notification `id` with `reader`, made once for many with this loader: a
+    /// reader made for each of a million generated lines copied the loader each time, and every thread retained
+    /// and released the same zones and caches it holds.
+    static func load(
+        _ assignments: NotificationAssignments, id: String, path: String, diagnostics: [UnitFileDiagnostic] = [],
+        with reader: inout NotificationReader
+    ) -> Result {
+        reader.start(assignments, path: path, diagnostics: diagnostics)
         let notification = reader.read(id: id)
         let hasErrors = reader.diagnostics.contains { $0.severity == .error }
         return Result(id: id, notification: hasErrors ? nil : notification, diagnostics: reader.diagnostics)
@@ -126,8 +136,8 @@ public struct NotificationLoader: Sendable {
 
 /// Reads one notification's assignments, collecting diagnostics as it goes.
 struct NotificationReader {
-    let assignments: NotificationAssignments
-    let path: String
+    private(set) var assignments: NotificationAssignments
+    private(set) var path: String
     let loader: NotificationLoader
     var diagnostics: [UnitFileDiagnostic] = []
 
@@ -135,6 +145,13 @@ struct NotificationReader {
         self.assignments = assignments
         self.path = path
         self.loader = loader
+    }
+
+    /// Makes this reader read `assignments` next, with `diagnostics` already found.
+    mutating func start(_ assignments: NotificationAssignments, path: String, diagnostics: [UnitFileDiagnostic]) {
+        self.assignments = assignments
+        self.path = path
+        self.diagnostics = diagnostics
     }
 
     mutating func error(_ location: UnitFileLocation, _ message: String) {

@@ -47,10 +47,23 @@ struct OutputFingerprint: Equatable, Sendable {
     var byteCount: Int
     var hash: Int
 
+    /// Each chunk hashed on its own, on all cores, and the hashes hashed in order: a chunk's bounds depend only on
+    /// the bytes (`LineChunks`), so the same output gives the same fingerprint. One pass over 140 MB on one thread
+    /// was a tenth of a second of every rebuild of a million.
     init(_ output: LineChunks) {
         byteCount = output.count
+        let chunks = output.chunks
+        let hashes = [Int](unsafeUninitializedCapacity: chunks.count) { buffer, initialized in
+            nonisolated(unsafe) let buffer = buffer
+            ParallelWork.perform(iterations: chunks.count) { index in
+                var hasher = Hasher()
+                chunks[index].withUnsafeBytes { hasher.combine(bytes: $0) }
+                (buffer.baseAddress! + index).initialize(to: hasher.finalize())
+            }
+            initialized = chunks.count
+        }
         var hasher = Hasher()
-        for chunk in output.chunks { chunk.withUnsafeBytes { hasher.combine(bytes: $0) } }
+        for chunkHash in hashes { hasher.combine(chunkHash) }
         hash = hasher.finalize()
     }
 }
