@@ -269,6 +269,24 @@ struct DesktopBackendTests {
         #expect(closes.map { $0["id"] as? Int } == [1])
     }
 
+    /// A server may answer before its reply to `Notify` has been taken in: the answer still reaches the responder.
+    @Test func anAnswerBeforeTheReplyToNotifyIsNotLost() async throws {
+        let harness = try Harness(capabilities: nil)
+        defer { harness.tearDown() }
+        harness.server = try DBusFixture(
+            "notification-server", bus: harness.bus, directory: harness.directory,
+            arguments: ["--act-before-reply=open"])
+        for id in ["exam", "quiz"] {
+            try await harness.backend.deliver(Self.delivery(id), deliveredAt: Date())
+        }
+        let answers = harness.answers(count: 2)
+        #expect(
+            answers == [
+                .action(key: "open", id: "exam", backend: "desktop"),
+                .action(key: "open", id: "quiz", backend: "desktop"),
+            ])
+    }
+
     @Test func withoutAServerDeliveriesWaitAndArriveWhenOneAppears() async throws {
         let harness = try Harness(capabilities: nil)
         defer { harness.tearDown() }

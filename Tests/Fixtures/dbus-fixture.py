@@ -63,9 +63,11 @@ class Recorder:
 
 
 class NotificationServer(dbus.service.Object):
-    def __init__(self, bus, recorder, capabilities, information, hold_notify, inhibited, inhibit_during_get=False):
+    def __init__(self, bus, recorder, capabilities, information, hold_notify, inhibited, inhibit_during_get=False,
+                 act_before_reply=None):
         super().__init__(bus, "/org/freedesktop/Notifications")
         self.hold_notify = hold_notify
+        self.act_before_reply = act_before_reply
         self.inhibited = inhibited
         self.inhibit_during_get = inhibit_during_get
         self.held = []
@@ -100,6 +102,8 @@ class NotificationServer(dbus.service.Object):
             "actions": [str(a) for a in actions], "hints": {str(k): typed(v) for k, v in hints.items()},
             "expire_timeout": int(expire_timeout),
         })
+        if self.act_before_reply:
+            self.ActionInvoked(dbus.UInt32(identifier), self.act_before_reply)
         if self.hold_notify:
             self.held.append(reply)
         else:
@@ -216,6 +220,8 @@ def main():
     parser.add_argument("--information", default="recorder,chime-tests,1.0,1.2")
     parser.add_argument("--match", default="type='signal'")
     parser.add_argument("--hold-notify", action="store_true", help="record Notify calls but never answer them")
+    parser.add_argument(
+        "--act-before-reply", metavar="KEY", help="invoke the action KEY on each bubble before answering its Notify")
     parser.add_argument("--inhibited", action="store_true", help="start with the Inhibited property true")
     parser.add_argument(
         "--inhibit-during-get", action="store_true",
@@ -230,7 +236,7 @@ def main():
         capabilities = [c for c in options.capabilities.split(",") if c]
         server = NotificationServer(
             bus, recorder, capabilities, tuple(options.information.split(",")), options.hold_notify,
-            options.inhibited, options.inhibit_during_get)
+            options.inhibited, options.inhibit_during_get, options.act_before_reply)
         keep += [server, Control(bus, server)]
         keep.append(dbus.service.BusName("org.freedesktop.Notifications", bus, do_not_queue=True))
     elif options.mode == "login-manager":

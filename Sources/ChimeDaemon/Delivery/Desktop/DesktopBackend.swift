@@ -37,6 +37,7 @@ public actor DesktopBackend: ShowingBackend {
     /// The unique bus name of the server that answered the last `Notify`: signals from others are not ours.
     private var serverOwner: String?
     private var bubbles = BubbleMap(limit: bubbleLimit)
+    private var early = EarlyAnswers(limit: bubbleLimit)
     private var pending: [Delivery] = []
     /// Whether the last delivery failed for want of a bus or server: the next such failure is not new.
     private var isUnavailable = false
@@ -123,12 +124,15 @@ public actor DesktopBackend: ShowingBackend {
         let earlier = thread == nil ? 0 : bubbles.count(in: replacing)
         let request = NotifyRequest(
             delivery, settings: settings, capabilities: capabilities, replacing: replacing, earlierInThread: earlier)
+        early.callStarted()
+        defer { early.callEnded() }
         let (serverID, sender) = try await call(bus, "Notify", arguments: { try request.append(to: &$0) }) { reader in
             (try reader.readUInt32(), reader.sender)
         }
         if let sender { serverOwner = sender }
         // A server that does not honour replaces_id put up another bubble: the count starts again there.
         bubbles.insert(serverID, delivery, count: serverID == replacing ? earlier + 1 : 1)
+        for answer in early.take(for: serverID) { await handle(answer) }
     }
 
     private func serverCapabilities(_ bus: BusConnection) async throws -> [String] {
@@ -231,9 +235,11 @@ public actor DesktopBackend: ShowingBackend {
     private func handle(_ signal: DesktopSignal) async {
         switch signal {
         case .actionInvoked(let serverID, let key, let sender):
-            guard sender == nil || serverOwner == nil || sender == serverOwner,
-                let delivery = bubbles.delivery(of: serverID)
-            else { return }
+            guard sender == nil || serverOwner == nil || sender == serverOwner else { return }
+            guard let delivery = bubbles.delivery(of: serverID) else {
+                early.hold(signal)
+                return
+            }
             context.responder.actionInvoked(key, delivery: delivery, backend: name)
             if key == "dismiss", let bus = try? await connection() {
                 _ = try? await call(bus, "CloseNotification", arguments: { try $0.append(.uint32(serverID)) }) {
@@ -241,9 +247,11 @@ public actor DesktopBackend: ShowingBackend {
                 }
             }
         case .closed(let serverID, let reason, let sender):
-            guard sender == nil || serverOwner == nil || sender == serverOwner,
-                let delivery = bubbles.remove(serverID)
-            else { return }
+            guard sender == nil || serverOwner == nil || sender == serverOwner else { return }
+            guard let delivery = bubbles.remove(serverID) else {
+                early.hold(signal)
+                return
+            }
             context.responder.closed(delivery, reason: reason, backend: name)
         case .ownerChanged(let newOwner):
             // Another server (or none): its capabilities and bubble ids are not the last one's.
@@ -324,6 +332,14 @@ enum DesktopSignal: Sendable {
     case ownerChanged(newOwner: String)
     /// The bus connection closed.
     case disconnected
+
+    /// The bubble an answer is for.
+    var serverID: UInt32? {
+        switch self {
+        case .actionInvoked(let serverID, _, _), .closed(let serverID, _, _): serverID
+        case .ownerChanged, .disconnected: nil
+        }
+    }
 
     /// `ActionInvoked (u id, s key)` or `NotificationClosed (u id, u reason)`.
     init?(server reader: inout BusMessageReader) {
