@@ -39,6 +39,52 @@ import Testing
         return loader.load(UnitFile(parsing: text, path: path), id: id, path: path)
     }
 
+    /// An earlier load that knows one line, by its hash, and shares by id: what a changed output's load takes.
+    struct EarlierSpy: EarlierOutput {
+        var known: [Int: ScheduledNotification]
+        var shared: [String: ScheduledNotification] = [:]
+        func notification(ofLine lineHash: Int) -> ScheduledNotification? { known[lineHash] }
+        func sharing(_ notification: ScheduledNotification) -> ScheduledNotification {
+            shared[notification.id] ?? notification
+        }
+    }
+
+    static func lineHash(_ line: String) -> Int {
+        Array(line.utf8).withUnsafeBufferPointer { GeneratorOutput.lineHash($0) }
+    }
+
+    /// A line printed before is not read again: the earlier load's notification of the same bytes is taken, as
+    /// is. Each clean line's hash is kept for the next load, and none of a line that had something to say.
+    @Test func aLinePrintedBeforeIsTakenFromTheLoadBeforeWithoutBeingRead() throws {
+        let same = #"{"Id":"same","Title":"Same","At":"2027-01-01 12:00"}"#
+        let other = #"{"Id":"other","Title":"Other","At":"2027-01-01 12:00"}"#
+        let warned = #"{"Id":"warned","Title":"Warned","At":"2027-01-01 12:00","Colour":"red"}"#
+        let broken = #"{"Id":"broken","Title":"Broken","At":"someday"}"#
+        // What the line would not read as: proof that it was not read.
+        let then = ScheduledNotification(id: "same", title: "As it was then", trigger: Trigger())
+        let earlier = EarlierSpy(
+            known: [Self.lineHash(same): then, Self.lineHash(warned): then],
+            shared: ["other": ScheduledNotification(id: "other", title: "Shared", trigger: Trigger())])
+        var problems: [UnitFileDiagnostic] = []
+        var hashes: [Int] = []
+        let loaded = GeneratorOutput.validated(
+            parsing: LineChunks(Array([other, "", same, broken, warned].joined(separator: "\n").utf8)),
+            path: Self.path, by: loader, problems: &problems, lineHashes: &hashes, earlier: earlier
+        ) { line, result in (line, result.notification!) }
+        #expect(loaded.map(\.0) == [1, 3, 5])
+        #expect(loaded.map(\.1.title) == ["Shared", "As it was then", "As it was then"])
+        #expect(hashes == [Self.lineHash(other), Self.lineHash(same), Self.lineHash(warned)])
+        #expect(problems.count == 1)
+        // Without an earlier load, each line is read; the warned one's hash is 0.
+        var fresh: [Int] = []
+        _ = GeneratorOutput.validated(
+            parsing: LineChunks(Array([other, same, broken, warned].joined(separator: "\n").utf8)),
+            path: Self.path, by: loader, problems: &problems, lineHashes: &fresh
+        ) { line, result in (line, result.notification!) }
+        #expect(fresh == [Self.lineHash(other), Self.lineHash(same), 0])
+        #expect(Set(fresh).count == 3 && !fresh.dropLast().contains(0))
+    }
+
     @Test func everyKeyGivesWhatTheSameKeysInAFileGive() throws {
         let line = """
             {"Id":"exam-42","Title":"Exam: Linear Algebra","Body":"Starts today at 09:00, room 4B",\

@@ -127,6 +127,33 @@ import Testing
         #expect(!zone(fresh, "tokyo").isSame(as: zone(first, "tokyo")))
     }
 
+    /// A changed output's lines printed before are taken as they were, at their new line numbers; a line that had
+    /// something to say is read again and says it again, where it now is.
+    @Test func aChangedOutputTakesTheLinesItPrintedBeforeAndReadsTheRest() throws {
+        let setup = try Setup()
+        defer { setup.directory.remove() }
+        let warned = #"{"Id":"warned","Title":"Warned","At":"2027-01-01 12:00","Colour":"red"}"#
+        try setup.prints(Self.lines + [warned])
+        let first = try setup.load()
+        let reformatted = #"{"Title":"Local","Id":"local","At":"2027-01-01 12:00"}"#
+        try setup.prints([warned, Self.lines[2], Self.lines[0], reformatted])
+        let second = try setup.load(after: first)
+        #expect(second.notifications.map(\.notification.id) == ["warned", "tokyo", "local"])
+        #expect(second.notifications.map(\.line) == [1, 3, 4])
+        #expect(second.notifications.map(\.notification) == (try setup.load()).notifications.map(\.notification))
+        let problems = second.problems.map(\.description).filter { !$0.contains("stderr") }
+        #expect(problems.count == 2)
+        #expect(problems.contains { $0.hasPrefix(setup.directory.path + "/generators.d/g:1:") })
+        #expect(problems.contains { $0.hasPrefix(setup.directory.path + "/generators.d/g:2:") })
+        let record = try #require(second.generatorOutputs.values.first)
+        #expect(record.lineHashes.count == 3)
+        #expect(record.lineHashes[0] == 0 && record.lineHashes[1] != 0 && record.lineHashes[2] != 0)
+        let zone = { (schedule: LoadedSchedule) in
+            schedule.notifications.first { $0.notification.id == "tokyo" }!.notification.trigger.timeZone!
+        }
+        #expect(zone(second).isSame(as: zone(first)))
+    }
+
     @Test func nothingIsSharedWhenAZoneReadsOtherwise() throws {
         let setup = try Setup()
         defer { setup.directory.remove() }

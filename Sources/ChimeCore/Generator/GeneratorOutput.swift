@@ -51,20 +51,28 @@ public struct GeneratorOutput: Sendable {
         parsing output: [UInt8], path: String, by loader: NotificationLoader
     ) -> [(line: Int, result: NotificationLoader.Result)] {
         var problems: [UnitFileDiagnostic] = []
-        return validated(parsing: LineChunks(output), path: path, by: loader, problems: &problems, keepingAll: true) {
-            (line: $0, result: $1)
-        }
+        var lineHashes: [Int] = []
+        return validated(
+            parsing: LineChunks(output), path: path, by: loader, problems: &problems, keepingAll: true,
+            lineHashes: &lineHashes
+        ) { (line: $0, result: $1) }
     }
 
     /// Reads and validates `output` line by line into what `make` makes of each line's result, in line order, and
     /// adds every line's diagnostics to `problems`: what a load keeps of a generator, made on all cores and moved
     /// (not copied) into the array returned. Each chunk of `output` is let go of once its lines are read, so that
     /// the output and the notifications made of it are not held whole side by side.
-    /// - Parameter keepingAll: whether to make something of the lines that gave no notification too; by default
-    ///   only the notifications are made and returned.
+    /// - Parameters:
+    ///   - keepingAll: whether to make something of the lines that gave no notification too; by default only the
+    ///     notifications are made and returned.
+    ///   - lineHashes: set to the `lineHash(_:)` of each line made, in the order of the array returned; 0 for a line
+    ///     whose result a later load is not to take as it is (it had something to say, or gave no notification).
+    ///   - earlier: what a load before made of this generator's output: a line it read too is not read again, and
+    ///     a notification read is given its equal from then.
     public static func validated<Made>(
         parsing output: consuming LineChunks, path: String, by loader: NotificationLoader,
-        problems: inout [UnitFileDiagnostic], keepingAll: Bool = false,
+        problems: inout [UnitFileDiagnostic], keepingAll: Bool = false, lineHashes: inout [Int],
+        earlier: (any EarlierOutput)? = nil,
         _ make: (_ line: Int, _ result: consuming NotificationLoader.Result) -> Made
     ) -> [Made] {
         let reader = GeneratorOutput(path: path)
@@ -89,6 +97,7 @@ public struct GeneratorOutput: Sendable {
         // hold them twice.
         let isMade = UnsafeMutableBufferPointer<Bool>.allocate(capacity: lineCount)
         let chunkProblems = UnsafeMutableBufferPointer<[UnitFileDiagnostic]>.allocate(capacity: chunks.count)
+        var hashes = [Int](repeating: 0, count: lineCount)
         defer {
             isMade.deallocate()
             chunkProblems.deinitialize().deallocate()
@@ -96,47 +105,72 @@ public struct GeneratorOutput: Sendable {
         }
         let made = [Made](unsafeUninitializedCapacity: lineCount) { buffer, initialized in
             nonisolated(unsafe) let buffer = buffer
-            withoutActuallyEscaping(make) { make in
-                nonisolated(unsafe) let make = make
-                ParallelWork.perform(iterations: chunks.count) { chunk in
-                    var problems: [UnitFileDiagnostic] = []
-                    var assignments: [NotificationAssignment] = []
-                    var lineReader = reader.reader(loader)
-                    chunks[chunk].withUnsafeBufferPointer { bytes in
-                        var start = 0
-                        for index in firstLine[chunk]..<firstLine[chunk + 1] {
-                            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
-                            let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                            start = end + 1
-                            isMade[index] = false
-                            let result: NotificationLoader.Result
-                            if let direct = reader.directly(text, number: index + 1, &lineReader, &assignments) {
-                                result = direct
-                            } else {
-                                guard let line = reader.line(text, number: index + 1) else { continue }
-                                result = reader.validate(line, loader)
+            hashes.withUnsafeMutableBufferPointer { hashes in
+                nonisolated(unsafe) let hashes = hashes
+                withoutActuallyEscaping(make) { make in
+                    nonisolated(unsafe) let make = make
+                    ParallelWork.perform(iterations: chunks.count) { chunk in
+                        var problems: [UnitFileDiagnostic] = []
+                        var assignments: [NotificationAssignment] = []
+                        var lineReader = reader.reader(loader)
+                        chunks[chunk].withUnsafeBufferPointer { bytes in
+                            var start = 0
+                            for index in firstLine[chunk]..<firstLine[chunk + 1] {
+                                let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+                                let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                                start = end + 1
+                                isMade[index] = false
+                                let hash = lineHash(text)
+                                var result: NotificationLoader.Result
+                                if let notification = earlier?.notification(ofLine: hash) {
+                                    result = NotificationLoader.Result(id: notification.id, notification: notification)
+                                } else {
+                                    if let direct = reader.directly(text, number: index + 1, &lineReader, &assignments)
+                                    {
+                                        result = direct
+                                    } else {
+                                        guard let line = reader.line(text, number: index + 1) else { continue }
+                                        result = reader.validate(line, loader)
+                                    }
+                                    if let earlier, let notification = result.notification {
+                                        result.notification = earlier.sharing(notification)
+                                    }
+                                }
+                                problems += result.diagnostics
+                                guard keepingAll || result.notification != nil else { continue }
+                                hashes[index] = result.diagnostics.isEmpty && result.notification != nil ? hash : 0
+                                (buffer.baseAddress! + index).initialize(to: make(index + 1, result))
+                                isMade[index] = true
                             }
-                            problems += result.diagnostics
-                            guard keepingAll || result.notification != nil else { continue }
-                            (buffer.baseAddress! + index).initialize(to: make(index + 1, result))
-                            isMade[index] = true
                         }
+                        chunks[chunk] = []
+                        (chunkProblems.baseAddress! + chunk).initialize(to: problems)
                     }
-                    chunks[chunk] = []
-                    (chunkProblems.baseAddress! + chunk).initialize(to: problems)
                 }
             }
             var end = 0
             for index in 0..<lineCount where isMade[index] {
                 if index != end {
                     (buffer.baseAddress! + end).moveInitialize(from: buffer.baseAddress! + index, count: 1)
+                    hashes[end] = hashes[index]
                 }
                 end += 1
             }
             initialized = end
         }
+        hashes.removeSubrange(made.count...)
+        lineHashes = hashes
         for chunk in chunkProblems where !chunk.isEmpty { problems += chunk }
         return made
+    }
+
+    /// A line's bytes hashed, never 0: what tells a later load that it printed the same line again. Seeded anew for
+    /// each process (`Hasher`), so that no output can be made to collide on purpose.
+    public static func lineHash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+        let hash = hasher.finalize()
+        return hash == 0 ? 1 : hash
     }
 
     /// Validates each line's notification as `loader` validates a file, in line order. A line with errors of its
@@ -369,4 +403,14 @@ private struct LineReader {
         return UnitFileEntry(
             key: key, value: String(trimmed), location: location(keyColumn), valueLocation: location(valueColumn))
     }
+}
+
+/// What a load before made of a generator's output, for a load of its changed output to take from
+/// (`GeneratorOutput.validated`).
+public protocol EarlierOutput: Sendable {
+    /// The notification a line with `lineHash` (`GeneratorOutput.lineHash`) gave then, if it gave one with nothing
+    /// to say about it.
+    func notification(ofLine lineHash: Int) -> ScheduledNotification?
+    /// The notification of then equal to `notification`, to share its storage, or `notification` itself.
+    func sharing(_ notification: ScheduledNotification) -> ScheduledNotification
 }

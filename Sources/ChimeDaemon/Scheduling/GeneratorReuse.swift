@@ -18,6 +18,8 @@ public struct GeneratorReuse: Sendable {
         var fingerprint: OutputFingerprint
         var problems: [UnitFileDiagnostic]
         var notifications: ArraySlice<LoadedNotification>
+        /// The line hash of each notification's line (`GeneratorOutput.lineHash`), 0 for one not to be reused.
+        var lineHashes: [Int]
     }
 
     var outputs: [String: Output] = [:]
@@ -32,7 +34,7 @@ public struct GeneratorReuse: Sendable {
         for (path, record) in loaded.generatorOutputs {
             outputs[path] = Output(
                 fingerprint: record.fingerprint, problems: record.problems,
-                notifications: loaded.notifications[record.notifications])
+                notifications: loaded.notifications[record.notifications], lineHashes: record.lineHashes)
         }
     }
 
@@ -68,10 +70,11 @@ struct OutputFingerprint: Equatable, Sendable {
     }
 }
 
-/// What one generator contributed to a load: its output's fingerprint, the problems of its lines, and where its
-/// notifications are in the loaded array.
+/// What one generator contributed to a load: its output's fingerprint, the problems of its lines, where its
+/// notifications are in the loaded array, and the hash of each one's line.
 struct GeneratorOutputRecord: Sendable {
     var fingerprint: OutputFingerprint
     var problems: [UnitFileDiagnostic]
     var notifications: Range<Int>
+    var lineHashes: [Int]
 }

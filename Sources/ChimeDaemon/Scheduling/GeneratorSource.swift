@@ -164,8 +164,10 @@ public struct GeneratorSource: ScheduleSource {
             let fingerprint = OutputFingerprint(outcome.output)
             let start = schedule.notifications.count
             var problems: [UnitFileDiagnostic] = []
+            var lineHashes: [Int] = []
             if let previous, previous.fingerprint == fingerprint {
                 problems = previous.problems
+                lineHashes = previous.lineHashes
                 if schedule.notifications.isEmpty {
                     // All of the installed schedule (the usual case, one generator) shares its storage; appended
                     // to other notifications, each would be copied.
@@ -177,14 +179,13 @@ public struct GeneratorSource: ScheduleSource {
                 let source = generator.path
                 let output = outcome.output
                 outcome.output = LineChunks()
-                let earlier = previous.map { EarlierNotifications($0.notifications) }
+                let earlier = previous.map { EarlierNotifications($0.notifications, lineHashes: $0.lineHashes) }
                 let loaded = GeneratorOutput.validated(
-                    parsing: consume output, path: generator.path, by: loader, problems: &problems
+                    parsing: consume output, path: generator.path, by: loader, problems: &problems,
+                    lineHashes: &lineHashes, earlier: earlier
                 ) { line, result in
                     var result = result
-                    var notification = result.notification.take()!
-                    if let earlier { notification = earlier.sharing(notification) }
-                    return LoadedNotification(notification: notification, source: source, line: line)
+                    return LoadedNotification(notification: result.notification.take()!, source: source, line: line)
                 }
                 if schedule.notifications.isEmpty {
                     schedule.notifications = loaded
@@ -194,7 +195,8 @@ public struct GeneratorSource: ScheduleSource {
             }
             schedule.problems += problems
             schedule.generatorOutputs[generator.path] = GeneratorOutputRecord(
-                fingerprint: fingerprint, problems: problems, notifications: start..<schedule.notifications.count)
+                fingerprint: fingerprint, problems: problems, notifications: start..<schedule.notifications.count,
+                lineHashes: lineHashes)
             if let errors = outcome.quotedStandardError() {
                 schedule.problems.append(
                     UnitFileDiagnostic(.warning, at: location, "Generator wrote to stderr: \(errors)."))
