@@ -293,10 +293,11 @@ import Testing
         }
     }
 
-    /// The previous position of each of `now`, looked up in order as `Scheduler.install` does.
+    /// The previous position of each of `now`, as a rebuild finds them.
     static func positions(before: [String], now: [String]) -> [Int?] {
-        var previous = PreviousEntries(entries(before))
-        return now.enumerated().map { previous.position(of: $1, installedAt: $0) }
+        entries(now).withUnsafeBufferPointer { PreviousEntries(entries(before)).positions(of: $0) }.map {
+            $0 < 0 ? nil : Int($0)
+        }
     }
 
     @Test func findsEachNotificationWhereverItMoved() {
@@ -308,6 +309,16 @@ import Testing
         #expect(Self.positions(before: before, now: ["d", "c", "b", "a"]) == [3, 2, 1, 0])
         #expect(Self.positions(before: [], now: ["a"]) == [nil])
         #expect(Self.positions(before: before, now: ["x", "y"]) == [nil, nil])
+    }
+
+    /// Looked up a share at a time on all cores: each share finds its own shift, and the index serves them all.
+    @Test func aLargeScheduleIsFoundInSharesWhateverTheOrder() {
+        let count = 3 * PreviousEntries.share + 5
+        let before = (0..<count).map { "n\($0)" }
+        let reversed = Self.positions(before: before, now: before.reversed())
+        #expect(reversed == (0..<count).reversed().map { Int?($0) })
+        let shifted = Self.positions(before: before, now: ["new"] + before.dropFirst(7) + ["other"])
+        #expect(shifted == [nil] + (7..<count).map { Int?($0) } + [nil])
     }
 }
 

@@ -69,7 +69,7 @@ struct PreparedSchedule: Sendable {
         self.now = now
         newIndex = []
         let resumeFrom = basis.processedThrough ?? now
-        var previousEntries = PreviousEntries(basis.entries)
+        let previousEntries = PreviousEntries(basis.entries)
         var kept =
             basis.keepingPending && !isFirstInstall
             ? PendingOccurrences(basis.queue, entries: basis.entries.count) : nil
@@ -104,10 +104,10 @@ struct PreparedSchedule: Sendable {
             // A reused generator output that is the whole schedule is the installed array itself: each entry is
             // its own previous one, unchanged, and nothing needs to be looked up or compared.
             let isInstalledAgain = installed.count == before.count && installed.baseAddress == before.baseAddress
+            let previousPositions = isInstalledAgain ? [] : previousEntries.positions(of: installed)
             for index in installed.indices {
                 let previous =
-                    isInstalledAgain
-                    ? index : previousEntries.position(of: installed[index].notification.id, installedAt: index)
+                    isInstalledAgain ? index : previousPositions[index] < 0 ? nil : Int(previousPositions[index])
                 if let previous { newIndex[previous] = Int32(index) }
                 guard installed[index].notification.isEnabled else { continue }
                 let timing = installed[index].notification.timing
