@@ -72,4 +72,34 @@ import Testing
         history.lastOccurrence = nil
         #expect(history == DeliveryHistory(firstSeen: seen))
     }
+
+    /// A notification read again with one key changed shares the parts that did not change with the one before,
+    /// and is still itself.
+    @Test func equalPartsAreSharedWithTheNotificationBefore() throws {
+        func read(_ title: String) throws -> ScheduledNotification {
+            var notification = ScheduledNotification(id: "exam", title: title, trigger: Trigger())
+            // Made at run time, each a string of its own (a literal is one for all).
+            notification.body = ["Room 4B", "second floor", "bring a calculator"].joined(separator: ", ")
+            notification.info = [(key: "room", value: "4B"), (key: "course", value: "Linear Algebra II")]
+            notification.trigger.calendars = [try CalendarSpec("Mon..Fri 09:00", localZone: .utc, zones: .system)]
+            notification.sound = "default"
+            return notification
+        }
+        let before = try read("Exam: Linear Algebra")
+        let now = try read("Exam: Linear Algebra (moved)")
+        let shared = now.sharingEqualParts(with: before)
+        #expect(shared == now)
+        #expect(shared != before)
+        func same(_ a: String, _ b: String) -> Bool {
+            a.utf8.withContiguousStorageIfAvailable { $0.baseAddress }
+                == b.utf8.withContiguousStorageIfAvailable { $0.baseAddress }
+        }
+        #expect(same(shared.body, before.body))
+        #expect(!same(now.body, before.body))
+        #expect(!same(shared.title, before.title))
+        #expect(
+            shared.trigger.calendars.withUnsafeBufferPointer { $0.baseAddress }
+                == before.trigger.calendars.withUnsafeBufferPointer { $0.baseAddress })
+        #expect(shared.info.map(\.value) == ["4B", "Linear Algebra II"])
+    }
 }

@@ -240,19 +240,32 @@ def scale_markdown(scale):
     if changed:
         lines += [
             "",
-            "A rebuild reuses a generator's notifications when it printed the same bytes (chimed(8)); after the "
-            "rebuilds above, each run had one more whose generator printed its lines in reverse order, so that "
-            "every line was read again:",
+            "A rebuild reuses a generator's notifications when it printed the same bytes, and a changed output's lines "
+            "that it printed before (chimed(8)); after the rebuilds above, each run had one more whose generator "
+            "printed its lines in reverse order (every line printed before, in another place), and then one whose "
+            "every line differed from every line before (each Title edited), so that every line was read again:",
             "",
-            "| N | form | runs | SIGHUP → READY=1, output changed | on a CPU | peak RSS during it | steady RSS after |",
-            "|---:|---|---:|---:|---:|---:|---:|",
+            "| N | form | runs | output reordered: SIGHUP → READY=1 | on a CPU | peak RSS | "
+            "every line edited: SIGHUP → READY=1 | on a CPU | peak RSS | steady RSS after |",
+            "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
+
+        def shown(size, key, show):
+            return show(size[key]) if key in size else "—"
+
+        def peak(size, key):
+            return shown(size, key, lambda value: f"{mib(value['median'])} MiB")
+
+        def cpu(size, key):
+            return shown(size, key, lambda value: f"{value['median']:,.0f} ms")
+
         for size in changed:
-            peak = f"{mib(size['vmhwm_changed_kb']['median'])} MiB" if "vmhwm_changed_kb" in size else "—"
-            after = f"{mib(size['rss_changed_kb']['median'])} MiB" if "rss_changed_kb" in size else "—"
+            after = "rss_edited_kb" if "rss_edited_kb" in size else "rss_changed_kb"
             lines.append(
                 f"| {size['count']:,} | {size['form']} | {size['runs']} | {ms(size['changed_sighup_to_ready_ms'])} | "
-                f"{size['changed_rebuild_cpu_ms']['median']:,.0f} ms | {peak} | {after} |"
+                f"{cpu(size, 'changed_rebuild_cpu_ms')} | {peak(size, 'vmhwm_changed_kb')} | "
+                f"{shown(size, 'edited_sighup_to_ready_ms', ms)} | {cpu(size, 'edited_rebuild_cpu_ms')} | "
+                f"{peak(size, 'vmhwm_edited_kb')} | {peak(size, after)} |"
             )
     lines += ["", "| target | figure | verdict |", "|---|---:|---|"]
     by_count = {size["count"]: size for size in scale["sizes"] if size["form"] == "generator"}
@@ -271,6 +284,7 @@ def scale_markdown(scale):
                 "bytes_per_notification_start",
                 "bytes_per_notification_rebuilds",
                 "bytes_per_notification_changed",
+                "bytes_per_notification_edited",
             )
             if key in size
         )
@@ -283,8 +297,9 @@ def scale_markdown(scale):
         size = by_count[1_000_000]
         steady = size["rss_start_kb"]["median"]
         peaks = [size["vmhwm_rebuilds_kb"]["median"]]
-        if "vmhwm_changed_kb" in size:
-            peaks.append(size["vmhwm_changed_kb"]["median"])
+        for key in ("vmhwm_changed_kb", "vmhwm_edited_kb"):
+            if key in size:
+                peaks.append(size[key]["median"])
         ratio = max(peaks) / steady
         verdict = scale_verdict(ratio, 1.5)
         lines.append(
@@ -300,6 +315,8 @@ def scale_markdown(scale):
             ("rebuild_cpu_ms", "CPU of a rebuild"),
             ("changed_sighup_to_ready_ms", "SIGHUP → READY=1, output changed"),
             ("changed_rebuild_cpu_ms", "CPU of a rebuild, output changed"),
+            ("edited_sighup_to_ready_ms", "SIGHUP → READY=1, every line edited"),
+            ("edited_rebuild_cpu_ms", "CPU of a rebuild, every line edited"),
             ("rss_rebuilds_kb", "steady RSS after rebuilds less empty"),
         ):
             raw = row.get(key)
@@ -346,16 +363,17 @@ def scale_table_rows(scale, add):
             None,
             rebuild_pass,
         )
-        if "changed_sighup_to_ready_ms" in size:
-            changed = size["changed_sighup_to_ready_ms"]
-            add(
-                f"scale, {label}: SIGHUP → READY=1, generator output changed (n={len(changed['runs'])})",
-                f"{changed['median']:,.0f} ms ({changed['min']:,.0f}–{changed['max']:,.0f}); "
-                f"CPU {size['changed_rebuild_cpu_ms']['median']:,.0f} ms",
-                None,
-                None,
-                None,
-            )
+        for key, what in (("changed", "generator output reordered"), ("edited", "every line of the output edited")):
+            if f"{key}_sighup_to_ready_ms" in size:
+                changed = size[f"{key}_sighup_to_ready_ms"]
+                add(
+                    f"scale, {label}: SIGHUP → READY=1, {what} (n={len(changed['runs'])})",
+                    f"{changed['median']:,.0f} ms ({changed['min']:,.0f}–{changed['max']:,.0f}); "
+                    f"CPU {size[f'{key}_rebuild_cpu_ms']['median']:,.0f} ms",
+                    None,
+                    None,
+                    None,
+                )
         memory = (
             f"peak {size['vmhwm_start_kb']['median'] / 1024:,.1f} / {size['vmhwm_rebuilds_kb']['median'] / 1024:,.1f} "
             f"MiB, steady {size['rss_start_kb']['median'] / 1024:,.1f} / "

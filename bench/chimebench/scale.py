@@ -122,9 +122,12 @@ def write_scale_configuration(directory, count, form, now):
                 handle.write(scale_notification_file(item))
         return config, 0
     lines = os.path.join(directory, "notifications.jsonl")
-    with open(lines, "w") as handle:
+    with open(lines, "w") as handle, open(edited_lines(lines), "w") as edited:
         for item in scale_mix(count, now):
             handle.write(json.dumps(item, separators=(",", ":")) + "\n")
+            # Of the same length, so that the notifications take the same memory as before.
+            item["Title"] = item["Title"].replace("Reminder", "Reminded")
+            edited.write(json.dumps(item, separators=(",", ":")) + "\n")
     os.makedirs(os.path.join(config, "generators.d"))
     generator = os.path.join(config, "generators.d", "scale")
     with open(generator, "w") as handle:
@@ -158,14 +161,23 @@ def settled_rss(instance, since_ns, timeout):
         previous = current
 
 
+def edited_lines(path):
+    """The lines file with every notification's Title edited, written beside `path`."""
+    return path.replace(".jsonl", "-edited.jsonl")
+
+
 @contextlib.contextmanager
-def generator_printing(config, program):
-    """The scale generator runs `program` (cat or tac) on its lines file while the block runs."""
+def generator_printing(config, program, edited=False):
+    """The scale generator runs `program` (cat or tac) on its lines file, or on the edited one, while the block
+    runs."""
     path = os.path.join(config, "generators.d", "scale")
     with open(path) as handle:
         original = handle.read()
+    changed = original.replace("exec cat ", f"exec {program} ", 1)
+    if edited:
+        changed = changed.replace(".jsonl'", "-edited.jsonl'", 1)
     with open(path, "w") as handle:
-        handle.write(original.replace("exec cat ", f"exec {program} ", 1))
+        handle.write(changed)
     try:
         yield
     finally:
@@ -224,6 +236,18 @@ def scale_run(config, count, rebuilds, timeout, generator_changes=False):
                 sample["rss_changed_kb"], _ = settled_rss(instance, done_ns, timeout)
             if not fields.get("STATUS", "").startswith(f"{count} scheduled"):
                 raise RuntimeError(f"scale: after the changed output chimed's status is {fields.get('STATUS')!r}")
+            # And one whose every line differs from every line printed before (each Title edited): no line can be
+            # taken from the rebuild before, and every one is read again.
+            with generator_printing(config, "cat", edited=True):
+                instance.reset_peak()
+                cpu = process_cpu_ms(instance.proc.pid)
+                sent_ns, done_ns, fields, _, _ = requested_rebuild(instance, timeout)
+                sample["edited_rebuild_cpu_ms"] = process_cpu_ms(instance.proc.pid) - cpu
+                sample["edited_sighup_to_ready_ms"] = (done_ns - sent_ns) / 1e6
+                sample["vmhwm_edited_kb"] = instance.status("VmHWM")
+                sample["rss_edited_kb"], _ = settled_rss(instance, done_ns, timeout)
+            if not fields.get("STATUS", "").startswith(f"{count} scheduled"):
+                raise RuntimeError(f"scale: after the edited output chimed's status is {fields.get('STATUS')!r}")
         sample["loadavg_1min"].append(round(os.getloadavg()[0], 2))
     finally:
         instance.close()
@@ -262,7 +286,10 @@ def scale_size(label, count, form, runs, rebuilds, now):
     if rebuilds:
         for key in ("vmhwm_rebuilds_kb", "rss_rebuilds_kb"):
             figures[key] = spread([sample[key] for sample in samples])
-        for key in ("changed_sighup_to_ready_ms", "changed_rebuild_cpu_ms", "vmhwm_changed_kb", "rss_changed_kb"):
+        for key in (
+            "changed_sighup_to_ready_ms", "changed_rebuild_cpu_ms", "vmhwm_changed_kb", "rss_changed_kb",
+            "edited_sighup_to_ready_ms", "edited_rebuild_cpu_ms", "vmhwm_edited_kb", "rss_edited_kb",
+        ):
             if all(key in sample for sample in samples):
                 figures[key] = spread([sample[key] for sample in samples])
         figures["rss_after_each_rebuild_kb"] = [sample["rss_after_each_rebuild_kb"] for sample in samples]
@@ -280,6 +307,7 @@ def scale_derived(results):
             ("rss_start_kb", "bytes_per_notification_start"),
             ("rss_rebuilds_kb", "bytes_per_notification_rebuilds"),
             ("rss_changed_kb", "bytes_per_notification_changed"),
+            ("rss_edited_kb", "bytes_per_notification_edited"),
         ):
             if key in size:
                 size[name] = round((size[key]["median"] - empty_rss) * 1024 / size["count"], 1)
@@ -295,6 +323,8 @@ def scale_derived(results):
             ("rebuild_cpu_ms", None),
             ("changed_sighup_to_ready_ms", empty_rebuild),
             ("changed_rebuild_cpu_ms", None),
+            ("edited_sighup_to_ready_ms", empty_rebuild),
+            ("edited_rebuild_cpu_ms", None),
         ):
             if key not in small or key not in large or min(small[key]["median"], large[key]["median"]) <= 0:
                 # Not measured, or below the 10 ms of a CPU-time tick (an unchanged rebuild of 1,000).

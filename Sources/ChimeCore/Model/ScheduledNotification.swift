@@ -213,6 +213,30 @@ public struct ScheduledNotification: Sendable, Equatable {
         self.trigger = trigger
     }
 
+    /// This notification with each of its parts that equals `other`'s (the title, the body, the `Info=` pairs, the
+    /// trigger, the rarely set keys as a whole) taken from `other`, so that the two share its storage: a rebuild
+    /// that reads a notification again, changed in one key, keeps one copy of the rest.
+    public func sharingEqualParts(with other: ScheduledNotification) -> ScheduledNotification {
+        var shared = self
+        if title == other.title { shared.title = other.title }
+        if body == other.body { shared.body = other.body }
+        if packedInfo == other.packedInfo { shared.packedInfo = other.packedInfo }
+        if trigger == other.trigger { shared.trigger = other.trigger }
+        if let box = other.extrasBox, extrasBox !== box,
+            extrasBox.map({ Self.extrasAreEqual($0.value, box.value) }) ?? false
+        {
+            shared.extrasBox = box
+        }
+        return shared
+    }
+
+    private static func extrasAreEqual(_ a: Extras, _ b: Extras) -> Bool {
+        a.icon == b.icon && a.category == b.category && a.sound == b.sound && a.actions == b.actions
+            && a.actionCommands == b.actionCommands && a.snooze == b.snooze && a.badge == b.badge
+            && a.backends == b.backends && a.interruptionLevel == b.interruptionLevel && a.thread == b.thread
+            && a.repeats == b.repeats && a.dismissAcknowledges == b.dismissAcknowledges && a.timing == b.timing
+    }
+
     public static func == (a: ScheduledNotification, b: ScheduledNotification) -> Bool {
         a.id == b.id && a.title == b.title && a.body == b.body && a.icon == b.icon && a.category == b.category
             && a.sound == b.sound && a.urgency == b.urgency && a.actions == b.actions

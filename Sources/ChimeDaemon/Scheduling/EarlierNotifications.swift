@@ -6,7 +6,7 @@ import ChimeCore
 ///   word to say about it gives that notification again, without being read: an output that changed in a few lines,
 ///   or only in their order, costs about as much as one that did not change.
 /// - Any other line read now that gives a notification equal to the one of the same id then is given that one
-///   instead, sharing its strings, arrays and events.
+///   instead, sharing its strings, arrays and events; one that differs shares the parts that are equal.
 ///
 /// Either way the notifications are not made twice while the earlier ones are still installed: the peak of such a
 /// rebuild was twice the schedule's memory. Only for an output read in zones that read alike now
@@ -30,14 +30,16 @@ struct EarlierNotifications: EarlierOutput {
         return notifications[notifications.startIndex + position].notification
     }
 
-    /// The earlier notification equal to `notification`, or `notification` itself. Called from several threads.
+    /// The earlier notification of the same id when it equals `notification`; else `notification` sharing the
+    /// parts that equal the earlier one's, or as it is when there was none. Called from several threads.
     func sharing(_ notification: ScheduledNotification) -> ScheduledNotification {
-        let found = notifications.withUnsafeBufferPointer { earlier in
-            index.position(of: notification.id) { earlier[$0].notification.id }.flatMap { position in
-                earlier[position].notification == notification ? earlier[position].notification : nil
+        notifications.withUnsafeBufferPointer { earlier in
+            guard let position = index.position(of: notification.id, { earlier[$0].notification.id }) else {
+                return notification
             }
+            let then = earlier[position].notification
+            return then == notification ? then : notification.sharingEqualParts(with: then)
         }
-        return found ?? notification
     }
 }
 
