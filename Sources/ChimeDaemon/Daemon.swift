@@ -1,4 +1,3 @@
-import CChimeShims
 import ChimeCore
 import ChimeSystemd
 import Foundation
@@ -38,15 +37,7 @@ public final class Daemon: @unchecked Sendable {
         options: DaemonOptions, environment: [String: String], factories: BackendFactories = BackendFactories(),
         log: any EventLog
     ) {
-        // One malloc arena for each core and one for the main thread, not glibc's eight per core: with a rebuild a
-        // second, each thread a load runs on otherwise keeps the freed memory of past loads in an arena of its own,
-        // and the RSS at rest with 100,000 notifications grows to twice the schedule over minutes
-        // (docs/reliability.md, the soak). One arena fewer, and two of a load's threads on all cores share one,
-        // each waiting on the other's every allocation (bench/scale.md).
-        _ = chime_limit_malloc_arenas(Int32(ProcessInfo.processInfo.activeProcessorCount + 1))
-        // A generator's output is read in chunks that are freed as their lines are loaded: mapped one by one, their
-        // memory is given back then, instead of lying in a heap beside the schedule being made.
-        _ = chime_map_allocations_from(Int32(LineChunks.chunkSize))
+        MallocTuning.forFirstLoad()
         // A bus-activated chimed learns the session bus from the activation (DBUS_STARTER_ADDRESS): its badges and
         // bubbles go to that bus too.
         var environment = environment

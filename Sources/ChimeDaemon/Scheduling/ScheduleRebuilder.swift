@@ -209,6 +209,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
         facts.rebuilds += 1
         switch result {
         case .success(let loaded):
+            if first { MallocTuning.forRebuilds() }
             badge.takeStoredAndRequested(isFirstRebuild: first)
             // The replaced schedule (and the generators' part of it, which the reuse lent) is freed on the load's
             // queue, not between two fires: a hundred thousand notifications take milliseconds to free. Held by
