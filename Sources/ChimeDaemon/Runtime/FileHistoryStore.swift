@@ -202,7 +202,14 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     public func flush() throws {
         try state.withLock { state in
             if !state.pending.isEmpty {
-                state.unwritten += Array((state.pending.joined(separator: "\n") + "\n").utf8)
+                // Copied once, record by record: joined into one string and that into bytes, the first sightings of
+                // a million (16 MB) were copied three times on the scheduler's queue at a start.
+                state.unwritten.reserveCapacity(
+                    state.unwritten.count + state.pending.reduce(0) { $0 + $1.utf8.count + 1 })
+                for record in state.pending {
+                    state.unwritten.append(contentsOf: record.utf8)
+                    state.unwritten.append(UInt8(ascii: "\n"))
+                }
                 state.journalRecords += state.pending.count
                 state.pending.removeAll(keepingCapacity: true)
             }
@@ -222,6 +229,8 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
                 state.unwritten.removeFirst(written)
                 state.synced = false
             }
+            // Not kept at the size of the largest record ever written (a start's first sightings).
+            state.unwritten = []
             try SystemCall.retrying("fdatasync \(logPath)") { fdatasync(descriptor) }
             state.synced = true
         }
