@@ -185,6 +185,21 @@ def generator_printing(config, program, edited=False):
             handle.write(original)
 
 
+def changed_rebuild(instance, config, count, timeout, sample, label, program, edited=False):
+    """One rebuild with the generator running `program` on its lines (or the edited lines): its time, CPU, peak and
+    the steady RSS after it, as `{label}_…` in `sample`."""
+    with generator_printing(config, program, edited=edited):
+        instance.reset_peak()
+        cpu = process_cpu_ms(instance.proc.pid)
+        sent_ns, done_ns, fields, _, _ = requested_rebuild(instance, timeout)
+        sample[f"{label}_rebuild_cpu_ms"] = process_cpu_ms(instance.proc.pid) - cpu
+        sample[f"{label}_sighup_to_ready_ms"] = (done_ns - sent_ns) / 1e6
+        sample[f"vmhwm_{label}_kb"] = instance.status("VmHWM")
+        sample[f"rss_{label}_kb"], _ = settled_rss(instance, done_ns, timeout)
+    if not fields.get("STATUS", "").startswith(f"{count} scheduled"):
+        raise RuntimeError(f"scale: after the {label} output chimed's status is {fields.get('STATUS')!r}")
+
+
 def scale_run(config, count, rebuilds, timeout, generator_changes=False):
     """One chimed on `config`: exec → READY=1, then `rebuilds` SIGHUPs, and with `generator_changes` one more after
     the generator's output changed; times, CPU and memory."""
@@ -224,30 +239,11 @@ def scale_run(config, count, rebuilds, timeout, generator_changes=False):
         sample["rss_rebuilds_kb"] = sample["rss_after_each_rebuild_kb"][-1] if rebuilds else None
         sample["vmhwm_rebuilds_kb"] = instance.status("VmHWM")
         if rebuilds and generator_changes:
-            # Last, so that the figures above are those of unchanged output: one rebuild whose generator prints
-            # the same lines in reverse order, so that chimed reads every line again instead of reusing them.
-            with generator_printing(config, "tac"):
-                instance.reset_peak()
-                cpu = process_cpu_ms(instance.proc.pid)
-                sent_ns, done_ns, fields, _, _ = requested_rebuild(instance, timeout)
-                sample["changed_rebuild_cpu_ms"] = process_cpu_ms(instance.proc.pid) - cpu
-                sample["changed_sighup_to_ready_ms"] = (done_ns - sent_ns) / 1e6
-                sample["vmhwm_changed_kb"] = instance.status("VmHWM")
-                sample["rss_changed_kb"], _ = settled_rss(instance, done_ns, timeout)
-            if not fields.get("STATUS", "").startswith(f"{count} scheduled"):
-                raise RuntimeError(f"scale: after the changed output chimed's status is {fields.get('STATUS')!r}")
-            # And one whose every line differs from every line printed before (each Title edited): no line can be
-            # taken from the rebuild before, and every one is read again.
-            with generator_printing(config, "cat", edited=True):
-                instance.reset_peak()
-                cpu = process_cpu_ms(instance.proc.pid)
-                sent_ns, done_ns, fields, _, _ = requested_rebuild(instance, timeout)
-                sample["edited_rebuild_cpu_ms"] = process_cpu_ms(instance.proc.pid) - cpu
-                sample["edited_sighup_to_ready_ms"] = (done_ns - sent_ns) / 1e6
-                sample["vmhwm_edited_kb"] = instance.status("VmHWM")
-                sample["rss_edited_kb"], _ = settled_rss(instance, done_ns, timeout)
-            if not fields.get("STATUS", "").startswith(f"{count} scheduled"):
-                raise RuntimeError(f"scale: after the edited output chimed's status is {fields.get('STATUS')!r}")
+            # Last, so that the figures above are those of unchanged output. First the generator prints the same
+            # lines in reverse order: each a line printed before, which chimed takes from the rebuild before.
+            changed_rebuild(instance, config, count, timeout, sample, "changed", "tac")
+            # Then every line differs from every line printed before (each Title edited): each is read again.
+            changed_rebuild(instance, config, count, timeout, sample, "edited", "cat", edited=True)
         sample["loadavg_1min"].append(round(os.getloadavg()[0], 2))
     finally:
         instance.close()
