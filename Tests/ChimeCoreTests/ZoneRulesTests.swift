@@ -25,6 +25,20 @@ import Testing
         return body()
     }
 
+    /// A zone of its own object for a thread gives every instant what the zone it was made from gives.
+    @Test(arguments: zones)
+    func anUnsharedZoneHasTheSameRules(zone: String) throws {
+        let rules = try ZoneDatabase.system.rules(named: zone)
+        let unshared = rules.unshared()
+        #expect(!unshared.isSame(as: rules))
+        #expect(unshared.hasSameRules(as: rules) && rules.hasSameRules(as: unshared))
+        #expect(unshared.name == rules.name)
+        for instant in stride(from: Int64(-2_000_000_000), through: 4_000_000_000, by: 7_777_777) {
+            #expect(unshared.utcOffset(at: instant) == rules.utcOffset(at: instant))
+            #expect(unshared.localTime(at: instant) == rules.localTime(at: instant))
+        }
+    }
+
     @Test(arguments: zones)
     func localTimeMatchesGlibc(zone: String) throws {
         let rules = try ZoneDatabase.system.rules(named: zone)

@@ -44,6 +44,25 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
 
     private let storage: Storage
 
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// The same rules behind an object of its own (its tables still shared): for a thread that reads the zone a
+    /// million times while another does too, so that the two do not both write the one object's reference count at
+    /// every read. Not `isSame(as:)` this one.
+    public func unshared() -> ZoneRules {
+        let shared = storage
+        return ZoneRules(
+            storage: Storage(
+                name: shared.name, transitions: shared.transitions, transitionTypes: shared.transitionTypes,
+                types: shared.types, initialType: shared.initialType,
+                standardAbbreviation: shared.standardAbbreviation, daylightAbbreviation: shared.daylightAbbreviation,
+                leapSeconds: shared.leapSeconds, abbreviationBytes: shared.abbreviationBytes,
+                abbreviationEnds: shared.abbreviationEnds, lookupStarts: shared.lookupStarts,
+                lookupBase: shared.lookupBase))
+    }
+
     struct LocalTimeType: Hashable, Sendable {
         var utcOffset: Int
         var isDST: Bool

@@ -172,12 +172,24 @@ struct PreparedSchedule: Sendable {
                     histories.append(known)
                 }
             }
-            // The calendar searches are independent: on all cores, a million of them at the first start.
-            let found = searches.concurrentMap { entry, history, after in
-                installed[Int(entry)].notification.trigger.nextOccurrence(
-                    after: Date(epochMicroseconds: after),
-                    history: history < 0 ? fresh : histories[Int(history)], systemZone: systemZone
-                )?.epochMicroseconds ?? .min
+            // The calendar searches are independent: on all cores, a million of them at the first start, a share
+            // at a time, each thread with a system zone of its own.
+            let histories = histories
+            let searched = searches
+            let found = [Int64](unsafeUninitializedCapacity: searched.count) { buffer, initialized in
+                nonisolated(unsafe) let buffer = buffer
+                let share = 16_384
+                ParallelWork.perform(iterations: (searched.count + share - 1) / share) { part in
+                    let zone = systemZone.unshared()
+                    for position in part * share..<min(searched.count, (part + 1) * share) {
+                        let (entry, history, after) = searched[position]
+                        let next = installed[Int(entry)].notification.trigger.nextOccurrence(
+                            after: Date(epochMicroseconds: after),
+                            history: history < 0 ? fresh : histories[Int(history)], systemZone: zone)
+                        (buffer.baseAddress! + position).initialize(to: next?.epochMicroseconds ?? .min)
+                    }
+                }
+                initialized = searched.count
             }
             for position in searches.indices where found[position] != .min {
                 let index = Int(searches[position].entry)
