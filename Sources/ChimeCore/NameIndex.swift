@@ -4,7 +4,8 @@
 /// A `Set` or `Dictionary` of the strings hashed and probed on one thread, most of a rebuild's time that reused its
 /// notifications. Here the hashes are computed on all cores, and positions are probed by hash in a table of
 /// 32-bit integers, names compared only where two hashes are equal. The names are not kept: `name(i)` gives the
-/// `i`th again whenever one is to be compared.
+/// `i`th again whenever one is to be compared. Positions can also be indexed by hashes made elsewhere (the lines of a
+/// generator's output, by `GeneratorOutput.lineHash`).
 public struct NameIndex: Sendable {
     private let hashes: [Int]
     /// Positions by hash, -1 where free; at most half full, so that a probe ends after a slot or two.
@@ -28,19 +29,26 @@ public struct NameIndex: Sendable {
             }
             initialized = count
         }
+        self.init(hashes: hashes) { name($0) == name($1) }
+    }
+
+    /// Indexes positions by hashes already made: `isSame(earlier, later)` tells whether two positions of equal
+    /// hashes hold the same (only the first of those can be found).
+    public init(hashes: [Int], isSame: (Int, Int) -> Bool) {
+        precondition(hashes.count < Int(Int32.max), "more names than positions of 32 bits can tell apart")
         var capacity = 1
-        while capacity < 2 * count { capacity <<= 1 }
+        while capacity < 2 * hashes.count { capacity <<= 1 }
         let mask = capacity - 1
         var table = [Int32](repeating: -1, count: capacity)
         var hasRepeats = false
         table.withUnsafeMutableBufferPointer { table in
-            for index in 0..<count {
+            for index in hashes.indices {
                 let hash = hashes[index]
                 var slot = hash & mask
                 var isRepeat = false
                 while table[slot] >= 0 {
                     let earlier = Int(table[slot])
-                    if hashes[earlier] == hash && name(earlier) == name(index) {
+                    if hashes[earlier] == hash && isSame(earlier, index) {
                         isRepeat = true
                         break
                     }
@@ -60,13 +68,17 @@ public struct NameIndex: Sendable {
 
     /// The position of `wanted` (the first, if it repeats), or `nil`; `name` is the one the index was made with.
     public func position(of wanted: String, _ name: (Int) -> String) -> Int? {
+        position(ofHash: wanted.hashValue) { name($0) == wanted }
+    }
+
+    /// The first position with `hash` whose item `matches`, or `nil`.
+    public func position(ofHash hash: Int, where matches: (Int) -> Bool) -> Int? {
         guard !hashes.isEmpty else { return nil }
-        let hash = wanted.hashValue
         let mask = table.count - 1
         var slot = hash & mask
         while table[slot] >= 0 {
             let index = Int(table[slot])
-            if hashes[index] == hash && name(index) == wanted { return index }
+            if hashes[index] == hash && matches(index) { return index }
             slot = (slot + 1) & mask
         }
         return nil

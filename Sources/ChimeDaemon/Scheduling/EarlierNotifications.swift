@@ -14,19 +14,20 @@ import ChimeCore
 struct EarlierNotifications: EarlierOutput {
     private let notifications: ArraySlice<LoadedNotification>
     private let index: NameIndex
-    private let lines: LineIndex
+    /// Positions by line hash; a line hash is never 0, so the lines kept as 0 are never found.
+    private let lines: NameIndex
 
     /// - Parameter lineHashes: the line hash of each of `notifications` (0 for one not to be taken as it is).
     init(_ notifications: ArraySlice<LoadedNotification>, lineHashes: [Int]) {
         self.notifications = notifications
         let start = notifications.startIndex
         index = NameIndex(count: notifications.count) { notifications[start + $0].notification.id }
-        lines = LineIndex(lineHashes.count == notifications.count ? lineHashes : [])
+        lines = NameIndex(hashes: lineHashes.count == notifications.count ? lineHashes : []) { _, _ in true }
     }
 
     /// The notification of the earlier line with `lineHash`, if it gave one. Called from several threads.
     func notification(ofLine lineHash: Int) -> ScheduledNotification? {
-        guard let position = lines.position(of: lineHash) else { return nil }
+        guard let position = lines.position(ofHash: lineHash, where: { _ in true }) else { return nil }
         return notifications[notifications.startIndex + position].notification
     }
 
@@ -40,40 +41,5 @@ struct EarlierNotifications: EarlierOutput {
             let then = earlier[position].notification
             return then == notification ? then : notification.sharingEqualParts(with: then)
         }
-    }
-}
-
-/// Positions by line hash: a table of 32-bit positions, at most half full, probed by the hash (0 is no line).
-private struct LineIndex: Sendable {
-    private let hashes: [Int]
-    private let table: [Int32]
-
-    init(_ hashes: [Int]) {
-        var capacity = 1
-        while capacity < 2 * hashes.count { capacity <<= 1 }
-        let mask = capacity - 1
-        var table = [Int32](repeating: -1, count: hashes.isEmpty ? 0 : capacity)
-        table.withUnsafeMutableBufferPointer { table in
-            for (position, hash) in hashes.enumerated() where hash != 0 {
-                var slot = hash & mask
-                while table[slot] >= 0 && hashes[Int(table[slot])] != hash { slot = (slot + 1) & mask }
-                // The first of equal lines is kept; the others gave the same.
-                if table[slot] < 0 { table[slot] = Int32(position) }
-            }
-        }
-        self.hashes = hashes
-        self.table = table
-    }
-
-    func position(of hash: Int) -> Int? {
-        guard !table.isEmpty else { return nil }
-        let mask = table.count - 1
-        var slot = hash & mask
-        while table[slot] >= 0 {
-            let position = Int(table[slot])
-            if hashes[position] == hash { return position }
-            slot = (slot + 1) & mask
-        }
-        return nil
     }
 }

@@ -21,17 +21,18 @@ struct PreviousEntries {
         return entries.withUnsafeBufferPointer { entries in
             nonisolated(unsafe) let entries = entries
             /// The index of every id, made by the first share that needs it; the others wait for it.
-            func indexed(_ id: String) -> Int? {
+            func shared() -> NameIndex {
                 index.withLock { index in
                     if index == nil { index = NameIndex(count: entries.count) { entries[$0].notification.id } }
                     return index!
-                }.position(of: id) { entries[$0].notification.id }
+                }
             }
             let shares = (installed.count + Self.share - 1) / Self.share
             return [Int32](unsafeUninitializedCapacity: installed.count) { buffer, initialized in
                 nonisolated(unsafe) let buffer = buffer
                 ParallelWork.perform(iterations: shares) { part in
                     var shift = 0
+                    var index: NameIndex?
                     for position in part * Self.share..<min(installed.count, (part + 1) * Self.share) {
                         let id = installed[position].notification.id
                         let guess = position + shift
@@ -39,7 +40,8 @@ struct PreviousEntries {
                         if entries.indices.contains(guess), entries[guess].notification.id == id {
                             found = guess
                         } else {
-                            found = indexed(id)
+                            if index == nil { index = shared() }
+                            found = index!.position(of: id) { entries[$0].notification.id }
                             if let found { shift = found - position }
                         }
                         (buffer.baseAddress! + position).initialize(to: Int32(found ?? -1))
