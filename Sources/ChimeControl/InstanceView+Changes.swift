@@ -15,7 +15,7 @@ extension InstanceView {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: options.addedDirectory)) ?? []
         return names.filter { $0.hasSuffix(".notification") && !$0.hasPrefix(".") }
             .map { String($0.dropLast(".notification".count)) }
-            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            .sorted { $0.precedesInByteOrder($1) }
     }
 
     /// The notification `id` as the configuration directories define it (drop-ins applied), if they do.

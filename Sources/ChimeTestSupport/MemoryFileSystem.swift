@@ -62,7 +62,15 @@ public struct MemoryFileSystem: FileKindProbe {
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"
         let names = Set(
             nodes.keys.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count).prefix { $0 != "/" }) })
-        return .names(Array(names))
+        // As readdir(3) says what an entry is: a file or a directory, and a link only as a link.
+        return .entries(
+            names.map { name in
+                switch node(at: prefix + name) {
+                case .file?: DirectoryEntry(name, kind: .file)
+                case .directory?: DirectoryEntry(name, kind: .directory)
+                case .link?, nil: DirectoryEntry(name)
+                }
+            })
     }
 
     public func contents(of path: String) throws -> Data {

@@ -53,10 +53,23 @@ public enum DirectoryListing: Sendable, Equatable {
     case missing
     /// Something other than a directory is there.
     case notDirectory
-    /// Its names, without `.` and `..`, in no particular order.
-    case names([String])
+    /// Its entries, without `.` and `..`, in no particular order.
+    case entries([DirectoryEntry])
     /// It cannot be listed, for the reason given ("Permission denied").
     case unreadable(String)
+}
+
+/// A name in a directory, and what it is when the directory listing says so (`readdir(3)`'s `d_type`): a search of
+/// thousands of files then needs no `lstat(2)` of each.
+public struct DirectoryEntry: Sendable, Equatable {
+    public var name: String
+    /// `nil` when the listing did not say, and for a symlink, whose kind is that of what it points to.
+    public var kind: FileKind?
+
+    public init(_ name: String, kind: FileKind? = nil) {
+        self.name = name
+        self.kind = kind
+    }
 }
 
 /// The file system as the search reads it: what a path is, what a directory holds, what a file says. ChimeCore
@@ -93,13 +106,13 @@ private struct Finder {
         var mainFiles: [String: Candidate] = [:]
         var dropInDirectories: [String: [String]] = [:]
         for directory in directories {
-            for (name, path) in entries(of: directory, diagnostics: &diagnostics) {
+            for (name, path, listedKind) in entries(of: directory, diagnostics: &diagnostics) {
                 if let id = Self.id(name, suffix: Self.suffix) {
                     if mainFiles[id] == nil {
-                        mainFiles[id] = candidate(path)
+                        mainFiles[id] = candidate(path, listedKind)
                     }
                 } else if let id = Self.id(name, suffix: Self.dropInDirectorySuffix) {
-                    if kind(of: path) == .directory {
+                    if (listedKind ?? kind(of: path)) == .directory {
                         dropInDirectories[id, default: []].append(path)
                     } else {
                         warn(path, "Not a directory, ignoring.")
@@ -167,17 +180,18 @@ private struct Finder {
     ) -> [Candidate] {
         var byName: [String: Candidate] = [:]
         for directory in directories {
-            for (name, path) in entries(of: directory, diagnostics: &diagnostics)
+            for (name, path, listedKind) in entries(of: directory, diagnostics: &diagnostics)
             where Self.id(name, suffix: Self.dropInSuffix) != nil && byName[name] == nil {
-                byName[name] = candidate(path)
+                byName[name] = candidate(path, listedKind)
             }
         }
         return byName.sorted { Self.byteOrder($0.key, $1.key) }.map(\.value)
     }
 
-    /// The entry at `path` as a candidate, or `nil` (and a warning) if it is neither a file nor a link to one.
-    private mutating func candidate(_ path: String) -> Candidate? {
-        switch kind(of: path) {
+    /// The entry at `path` as a candidate, or `nil` (and a warning) if it is neither a file nor a link to one;
+    /// `listedKind` is what the directory listing said it is, if it did.
+    private mutating func candidate(_ path: String, _ listedKind: FileKind?) -> Candidate? {
+        switch listedKind ?? kind(of: path) {
         case .file:
             return Candidate(path: path, masks: false)
         case .null:
@@ -188,11 +202,12 @@ private struct Finder {
         }
     }
 
-    /// The visible entries of `directory` as (name, path), sorted by name; nothing if it does not exist.
+    /// The visible entries of `directory` as (name, path, kind if the listing said), sorted by name; nothing if it
+    /// does not exist.
     private func entries(
         of directory: String, diagnostics: inout [UnitFileDiagnostic]
-    ) -> [(name: String, path: String)] {
-        let names: [String]
+    ) -> [(name: String, path: String, kind: FileKind?)] {
+        let found: [DirectoryEntry]
         switch probe.list(directory) {
         case .missing:
             return []
@@ -203,11 +218,13 @@ private struct Finder {
             let message = "Failed to list directory: \(reason)."
             diagnostics.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: directory), message))
             return []
-        case .names(let found):
-            names = found
+        case .entries(let entries):
+            found = entries
         }
         let separator = directory.hasSuffix("/") ? "" : "/"
-        return names.filter { !$0.hasPrefix(".") }.sorted(by: Self.byteOrder).map { ($0, directory + separator + $0) }
+        return found.filter { !$0.name.hasPrefix(".") }.sorted { Self.byteOrder($0.name, $1.name) }.map {
+            ($0.name, directory + separator + $0.name, $0.kind)
+        }
     }
 
     private func kind(of path: String) -> FileKind {
@@ -249,6 +266,6 @@ private struct Finder {
     }
 
     private static func byteOrder(_ a: String, _ b: String) -> Bool {
-        a.utf8.lexicographicallyPrecedes(b.utf8)
+        a.precedesInByteOrder(b)
     }
 }

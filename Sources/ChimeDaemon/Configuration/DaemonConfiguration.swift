@@ -105,7 +105,7 @@ extension DaemonConfiguration {
                 dropIns[name] = dropInDirectory + "/" + name
             }
         }
-        let names = dropIns.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+        let names = dropIns.keys.sorted(by: { $0.precedesInByteOrder($1) })
         for name in names.prefix(InputLimits.maximumDropIns) {
             configuration.read(dropIns[name]!, into: &unit, trust: trust)
         }

@@ -108,7 +108,7 @@ public struct GeneratorSource: ScheduleSource {
                 problems.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: shown), message))
                 continue
             }
-            for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+            for name in names.sorted(by: { $0.precedesInByteOrder($1) })
             where byName[name] == nil && !Self.isHiddenOrBackup(name) {
                 let path = shown + "/" + name
                 switch probe.kind(of: path) {
@@ -125,7 +125,7 @@ public struct GeneratorSource: ScheduleSource {
             }
         }
         var generators: [Generator] = []
-        for name in byName.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+        for name in byName.keys.sorted(by: { $0.precedesInByteOrder($1) }) {
             guard let generator = byName[name] ?? nil else { continue }
             if let objection = trust.objection(to: generator.path, subject: "Generator", action: "run it") {
                 problems.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: generator.path), objection))

@@ -178,7 +178,9 @@ struct PreparedSchedule: Sendable {
             let searched = searches
             let found = [Int64](unsafeUninitializedCapacity: searched.count) { buffer, initialized in
                 nonisolated(unsafe) let buffer = buffer
-                let share = 16_384
+                // Two shares at least from a few thousand on, so that both cores search the 10,000 of a start on
+                // files too.
+                let share = min(16_384, max(2_048, (searched.count + 1) / 2))
                 ParallelWork.perform(iterations: (searched.count + share - 1) / share) { part in
                     let zone = systemZone.unshared()
                     for position in part * share..<min(searched.count, (part + 1) * share) {

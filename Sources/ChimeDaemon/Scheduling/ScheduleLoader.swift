@@ -95,7 +95,7 @@ public struct NotificationDirectorySource: ScheduleSource {
         let probe = PosixFileKindProbe(keepingOwnership: true)
         // Each file is checked and validated as soon as it is read, on the search's threads: the parsed files are
         // not held all at once, and the heaps stay near the size of the schedule they leave.
-        let (results, searchProblems) = NotificationSearch.map(searching: directories, probe: probe) {
+        var (results, searchProblems) = NotificationSearch.map(searching: directories, probe: probe) {
             file -> ([UnitFileDiagnostic], LoadedNotification?) in
             if case .loaded = file.content,
                 let (path, objection) = objection(to: [file.path] + file.dropInPaths, read: probe.ownership(of:))
@@ -109,9 +109,16 @@ public struct NotificationDirectorySource: ScheduleSource {
             )
         }
         schedule.problems += searchProblems
-        for (problems, notification) in results {
-            schedule.problems += problems
-            if let notification { schedule.notifications.append(notification) }
+        schedule.notifications.reserveCapacity(schedule.notifications.count + results.count)
+        // Moved out rather than copied: a copy would retain all that each notification holds, and dropping the
+        // results release it all again, on one thread after the search's two.
+        results.withUnsafeMutableBufferPointer { results in
+            for index in results.indices {
+                let (problems, notification) = results.moveElement(from: index)
+                results.initializeElement(at: index, to: ([], nil))
+                schedule.problems += problems
+                if let notification { schedule.notifications.append(notification) }
+            }
         }
     }
 }
