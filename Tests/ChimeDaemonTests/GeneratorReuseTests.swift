@@ -34,12 +34,15 @@ import Testing
             try directory.write("generators.d/g", "#!/bin/sh\necho 'a note' >&2\n" + body + "\n", permissions: 0o755)
         }
 
-        func load(systemZone: ZoneRules = GeneratorReuseTests.berlin, after previous: LoadedSchedule? = nil) throws
-            -> LoadedSchedule
-        {
+        func load(
+            systemZone: ZoneRules = GeneratorReuseTests.berlin, backends: [String]? = nil,
+            after previous: LoadedSchedule? = nil
+        ) throws -> LoadedSchedule {
             let source = GeneratorSource(
                 directories: [directory.path], reuse: previous.flatMap { GeneratorReuse($0) })
-            return try ScheduleLoader(sources: [source], zones: zones).load(systemZone: systemZone)
+            var loader = ScheduleLoader(sources: [source], zones: zones)
+            loader.knownBackends = backends
+            return try loader.load(systemZone: systemZone)
         }
     }
 
@@ -163,5 +166,16 @@ import Testing
         try setup.prints(Self.lines.reversed())
         let second = try setup.load(after: first)
         #expect(Self.instants(second) == ["tokyo": "2027-01-01T12:00:00Z", "local": "2027-01-01T11:00:00Z"])
+    }
+
+    /// chimed.conf's backends changed: the same output's Deliver= are checked against them again.
+    @Test func aChangedBackendListMakesTheLinesBeReadAgain() throws {
+        let setup = try Setup()
+        defer { setup.directory.remove() }
+        try setup.prints([#"{"Id":"hooked","Title":"Hooked","At":"2027-01-01 12:00","Deliver":"hook"}"#])
+        let first = try setup.load(backends: ["stdout", "hook"])
+        #expect(!first.problems.contains { $0.message.contains("'hook'") })
+        let second = try setup.load(backends: ["stdout"], after: first)
+        #expect(second.problems.contains { $0.message.contains("Deliver= names 'hook', which is no backend") })
     }
 }

@@ -53,14 +53,21 @@ import Testing
         }
     }
 
-    /// A generator's line is kept in four bytes beside its notification, of which a schedule holds a million.
-    @Test func aLoadedNotificationKeepsItsLineCompactly() {
+    /// A generator's line, or the fingerprint of the files a notification was read from, is kept in one word
+    /// beside it, where the entry had padding: a schedule holds up to a million.
+    @Test func aLoadedNotificationKeepsItsLineOrFingerprintCompactly() {
         let notification = ScheduledNotification(id: "a", title: "t", trigger: Trigger())
         #expect(MemoryLayout<LoadedNotification>.stride == 136)
         #expect(LoadedNotification(notification: notification, source: "gen").line == nil)
         #expect(LoadedNotification(notification: notification, source: "gen", line: 7).line == 7)
-        var loaded = LoadedNotification(notification: notification, source: "gen", line: 7)
-        loaded.line = nil
-        #expect(loaded.line == nil)
+        #expect(!LoadedNotification(notification: notification, source: "gen", line: 7).fingerprinted)
+        let bytes = NotificationBytes(id: "a", paths: ["/etc/a.notification"], fingerprint: -42)
+        let read = LoadedNotification(notification: notification, source: "/etc/a.notification", fingerprint: -42)
+        #expect(read.line == nil && read.fingerprinted && read.wasRead(from: bytes))
+        #expect(!read.wasRead(from: NotificationBytes(id: "a", paths: ["/etc/a.notification"], fingerprint: 42)))
+        #expect(!read.wasRead(from: NotificationBytes(id: "a", paths: ["/run/a.notification"], fingerprint: -42)))
+        // 0 is no fingerprint: files with a problem are never known again.
+        let unknown = LoadedNotification(notification: notification, source: "/etc/a.notification", fingerprint: 0)
+        #expect(!unknown.fingerprinted)
     }
 }

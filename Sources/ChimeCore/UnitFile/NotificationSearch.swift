@@ -21,7 +21,7 @@ public struct NotificationSearch: Hashable, Sendable {
     /// Searches `directories`, earliest first in precedence, reading the file system through `probe`. Never
     /// throws: every problem becomes a diagnostic.
     public init(searching directories: [String], probe: any FileKindProbe) {
-        (files, diagnostics) = Self.map(searching: directories, probe: probe) { $0 }
+        (files, diagnostics) = Self.map(searching: directories, probe: probe) { file, _ in file }
     }
 
     /// Searches as `init(searching:probe:)` does, handing each notification's file to `transform` as soon as it
@@ -29,12 +29,36 @@ public struct NotificationSearch: Hashable, Sendable {
     ///
     /// For a load of thousands of files: the parsed files are not all held at once, and what each leaves behind
     /// is made beside the working memory of the next file rather than after all of theirs.
+    ///
+    /// A notification whose files were all read without a problem is first offered to `earlier`, before it is
+    /// parsed; when that returns a result, it is kept and the files are not parsed. `transform` gets the
+    /// fingerprint of the files too (0 where they had a problem).
     public static func map<T>(
-        searching directories: [String], probe: any FileKindProbe, _ transform: (NotificationFile) -> T
+        searching directories: [String], probe: any FileKindProbe,
+        reusing earlier: (NotificationBytes) -> T? = { _ in nil },
+        _ transform: (NotificationFile, _ fingerprint: Int) -> T
     ) -> (results: [T], diagnostics: [UnitFileDiagnostic]) {
         var finder = Finder(probe: probe)
-        let results = finder.search(directories, transform)
+        let results = finder.search(directories, earlier, transform)
         return (results, finder.diagnostics)
+    }
+}
+
+/// A notification's files as read, before they are parsed: what is needed to tell whether they are the files an
+/// earlier load read.
+public struct NotificationBytes: Sendable {
+    /// `NAME`, the file name without `.notification`.
+    public var id: String
+    /// The main file, then the drop-ins applied to it, in order.
+    public var paths: [String]
+    /// A hash of the bytes of each of `paths` and of the drop-ins' paths (`Hasher`, whose seed is random for each
+    /// process: two files cannot be made to collide on purpose); never 0.
+    public var fingerprint: Int
+
+    public init(id: String, paths: [String], fingerprint: Int) {
+        self.id = id
+        self.paths = paths
+        self.fingerprint = fingerprint
     }
 }
 
@@ -102,7 +126,9 @@ private struct Finder {
         var masks: Bool
     }
 
-    mutating func search<T>(_ directories: [String], _ transform: (NotificationFile) -> T) -> [T] {
+    mutating func search<T>(
+        _ directories: [String], _ earlier: (NotificationBytes) -> T?, _ transform: (NotificationFile, Int) -> T
+    ) -> [T] {
         var mainFiles: [String: Candidate] = [:]
         var dropInDirectories: [String: [String]] = [:]
         for directory in directories {
@@ -131,46 +157,82 @@ private struct Finder {
         let known = diagnostics.count
         let loaded = mainFiles.sorted { Self.byteOrder($0.key, $1.key) }.concurrentMap { id, main in
             var copy = finder
-            let file = copy.load(id: id, main: main, dropInDirectories: dropInDirectories[id] ?? [])
-            return (transform(file), copy.diagnostics.dropFirst(known))
+            let result = copy.load(
+                id: id, main: main, dropInDirectories: dropInDirectories[id] ?? [], earlier, transform)
+            return (result, copy.diagnostics.dropFirst(known))
         }
         for (_, warnings) in loaded { diagnostics += warnings }
         return loaded.map(\.0)
     }
 
-    private mutating func load(id: String, main: Candidate, dropInDirectories: [String]) -> NotificationFile {
+    /// The notification `id`: its files read whole first, then offered to `earlier`, and parsed only if that
+    /// has nothing for them.
+    private mutating func load<T>(
+        id: String, main: Candidate, dropInDirectories: [String], _ earlier: (NotificationBytes) -> T?,
+        _ transform: (NotificationFile, Int) -> T
+    ) -> T {
         let masked = NotificationFile(id: id, path: main.path, dropInPaths: [], content: .masked)
-        guard !main.masks else { return masked }
-        var file: UnitFile
-        switch read(main.path) {
-        case .failure(let diagnostic):
-            file = UnitFile(diagnostics: [diagnostic])
-        case .success(let contents):
-            // systemd masks with an empty file as well as with a link to /dev/null.
-            guard !contents.isEmpty else { return masked }
-            file = UnitFile(parsing: contents, path: main.path)
+        guard !main.masks else { return transform(masked, 0) }
+        let contents = read(main.path)
+        // systemd masks with an empty file as well as with a link to /dev/null.
+        if case .success(let contents) = contents, contents.isEmpty { return transform(masked, 0) }
+        var listingProblems: [UnitFileDiagnostic] = []
+        let dropIns = dropIns(in: dropInDirectories, diagnostics: &listingProblems)
+        let tooMany = dropIns.count > InputLimits.maximumDropIns
+        let dropInContents = tooMany ? [] : dropIns.filter { !$0.masks }.map { ($0.path, read($0.path)) }
+        var applied: [(path: String, contents: Data)] = []
+        var readAll = listingProblems.isEmpty && !tooMany
+        for (path, result) in dropInContents {
+            switch result {
+            case .failure: readAll = false
+            case .success(let contents) where contents.isEmpty: continue
+            case .success(let contents): applied.append((path, contents))
+            }
         }
-        var applied: [String] = []
-        let dropIns = dropIns(in: dropInDirectories, diagnostics: &file.diagnostics)
-        guard dropIns.count <= InputLimits.maximumDropIns else {
+        var fingerprint = 0
+        if readAll, case .success(let mainContents) = contents {
+            fingerprint = Self.fingerprint(of: mainContents, dropIns: applied)
+            let bytes = NotificationBytes(id: id, paths: [main.path] + applied.map(\.path), fingerprint: fingerprint)
+            if let reused = earlier(bytes) { return reused }
+        }
+        var file: UnitFile
+        switch contents {
+        case .failure(let diagnostic): file = UnitFile(diagnostics: [diagnostic])
+        case .success(let contents): file = UnitFile(parsing: contents, path: main.path)
+        }
+        file.diagnostics += listingProblems
+        guard !tooMany else {
             let message =
                 "Notification has \(InputLimits.grouped(dropIns.count)) drop-ins, more than the "
                 + "\(InputLimits.maximumDropIns) a notification may have."
             file.diagnostics.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: main.path), message))
-            return NotificationFile(id: id, path: main.path, dropInPaths: [], content: .loaded(file))
+            return transform(NotificationFile(id: id, path: main.path, dropInPaths: [], content: .loaded(file)), 0)
         }
-        for dropIn in dropIns where !dropIn.masks {
-            switch read(dropIn.path) {
-            case .failure(let diagnostic):
-                file.diagnostics.append(diagnostic)
-            case .success(let contents) where contents.isEmpty:
-                continue
-            case .success(let contents):
-                file.apply(dropIn: UnitFile(parsing: contents, path: dropIn.path))
-                applied.append(dropIn.path)
+        for (path, result) in dropInContents {
+            switch result {
+            case .failure(let diagnostic): file.diagnostics.append(diagnostic)
+            case .success(let contents) where contents.isEmpty: continue
+            case .success(let contents): file.apply(dropIn: UnitFile(parsing: contents, path: path))
             }
         }
-        return NotificationFile(id: id, path: main.path, dropInPaths: applied, content: .loaded(file))
+        let loaded = NotificationFile(
+            id: id, path: main.path, dropInPaths: applied.map(\.path), content: .loaded(file))
+        return transform(loaded, fingerprint)
+    }
+
+    /// The hash of a notification's bytes and its drop-ins' paths and bytes, each length-prefixed so that no two
+    /// different sets of files hash the same input.
+    private static func fingerprint(of contents: Data, dropIns: [(path: String, contents: Data)]) -> Int {
+        var hasher = Hasher()
+        hasher.combine(contents.count)
+        contents.withUnsafeBytes { hasher.combine(bytes: $0) }
+        for dropIn in dropIns {
+            hasher.combine(dropIn.path)
+            hasher.combine(dropIn.contents.count)
+            dropIn.contents.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+        let hash = hasher.finalize()
+        return hash == 0 ? 1 : hash
     }
 
     /// The `*.conf` files of `directories`, the first directory winning for each file name, in the order to apply

@@ -8,8 +8,8 @@ import ChimeCore
 /// generator's notifications (and the problems of its lines) are reused when
 /// - its output has the same length and the same hash (`Hasher`, whose seed is random for each process, so output
 ///   cannot be made to collide on purpose), and
-/// - the zones read then read the same now: the system zone, and every zone name the load looked up (an updated
-///   tzdata or another `/etc/localtime` makes every generator's lines be read again).
+/// - the load reads alike (`LoadContext`): the system zone, every zone name the load looked up (an updated tzdata
+///   or another `/etc/localtime` makes every generator's lines be read again), and chimed.conf's backends.
 ///
 /// The notifications are a slice of the installed schedule's array, which the scheduler holds too: keeping them
 /// costs no memory of its own.
@@ -23,14 +23,12 @@ public struct GeneratorReuse: Sendable {
     }
 
     var outputs: [String: Output] = [:]
-    var systemZone: ZoneRules
-    var zoneLookups: ZoneDatabase.Lookups
+    var context: LoadContext
 
     /// What `loaded` can lend the next rebuild; `nil` when no generator contributed to it.
     public init?(_ loaded: LoadedSchedule) {
         guard !loaded.generatorOutputs.isEmpty else { return nil }
-        systemZone = loaded.systemZone
-        zoneLookups = loaded.zoneLookups
+        context = LoadContext(loaded)
         for (path, record) in loaded.generatorOutputs {
             outputs[path] = Output(
                 fingerprint: record.fingerprint, problems: record.problems,
@@ -40,7 +38,7 @@ public struct GeneratorReuse: Sendable {
 
     /// Whether what was loaded then would be read the same by `loader`.
     func readsAlike(_ loader: NotificationLoader) -> Bool {
-        systemZone.hasSameRules(as: loader.systemZone) && loader.zones.answersAlike(zoneLookups)
+        context.readsAlike(loader)
     }
 }
 

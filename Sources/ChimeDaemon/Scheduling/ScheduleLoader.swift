@@ -8,17 +8,35 @@ public struct LoadedNotification: Sendable {
     public var source: String
     /// The line of `source` it came from, where that is one line (a generator's output).
     public var line: Int? {
-        get { storedLine == 0 ? nil : Int(storedLine) }
-        set { storedLine = newValue.map { UInt32(clamping: $0) } ?? 0 }
+        origin & 1 == 0 && origin != 0 ? Int(origin >> 1) : nil
     }
-    /// `line`, 0 for none: an optional `Int` made each of a million entries eight bytes larger (a generator
-    /// printing more than four billion lines would have the later ones shown as the last).
-    private var storedLine: UInt32
+    /// For a notification read from files, the fingerprint of their bytes (`NotificationBytes`), by which
+    /// `FileReuse` knows them again at the next rebuild.
+    func wasRead(from bytes: NotificationBytes) -> Bool {
+        origin == Self.origin(of: bytes.fingerprint) && source == bytes.paths[0]
+    }
+    /// Whether it was read from files whose fingerprint it keeps.
+    var fingerprinted: Bool { origin & 1 == 1 }
+    /// One word for `line` or the files' fingerprint, which never come together: the line number shifted left, or
+    /// the fingerprint with its lowest bit set; 0 for neither. It fits where the entry had padding, and each of a
+    /// million entries stays 136 bytes.
+    private let origin: UInt64
 
     public init(notification: ScheduledNotification, source: String, line: Int? = nil) {
         self.notification = notification
         self.source = source
-        storedLine = line.map { UInt32(clamping: $0) } ?? 0
+        origin = line.map { UInt64(clamping: max($0, 0)) << 1 } ?? 0
+    }
+
+    /// Read from the files of `source` whose fingerprint is `fingerprint` (0: files not to be known again).
+    init(notification: ScheduledNotification, source: String, fingerprint: Int) {
+        self.notification = notification
+        self.source = source
+        origin = fingerprint == 0 ? 0 : Self.origin(of: fingerprint)
+    }
+
+    private static func origin(of fingerprint: Int) -> UInt64 {
+        UInt64(bitPattern: Int64(fingerprint)) | 1
     }
 }
 
@@ -33,6 +51,11 @@ public struct LoadedSchedule: Sendable {
     var generatorOutputs: [String: GeneratorOutputRecord] = [:]
     /// The zones the load looked up, and what it was told.
     var zoneLookups = ZoneDatabase.Lookups()
+    /// The loader's `knownBackends` and `wakeSystemRefusal`, which what it loaded depends on (`LoadContext`).
+    var knownBackends: [String]?
+    var wakeSystemRefusal: String?
+    /// Whether some notification was read from files and keeps their fingerprint (`FileReuse`).
+    var readFiles = false
 
     public init(systemZone: ZoneRules) {
         self.systemZone = systemZone
@@ -71,11 +94,14 @@ public struct NotificationDirectorySource: ScheduleSource {
     public var directories: [String]
     /// What the directories are, for messages: "configuration directory", "directory of runtime requests".
     public var role: String
+    /// The notifications read from files at the load before, to take where the files did not change.
+    public var reuse: FileReuse?
     var trust = FileTrust()
 
-    public init(directories: [String], role: String = "configuration directory") {
+    public init(directories: [String], role: String = "configuration directory", reuse: FileReuse? = nil) {
         self.directories = directories
         self.role = role
+        self.reuse = reuse
     }
 
     public func load(into schedule: inout LoadedSchedule, loader: NotificationLoader) throws(ScheduleLoadError) {
@@ -93,19 +119,30 @@ public struct NotificationDirectorySource: ScheduleSource {
             closedir(stream)
         }
         let probe = PosixFileKindProbe(keepingOwnership: true)
+        let earlier = reuse?.earlier(for: loader)
         // Each file is checked and validated as soon as it is read, on the search's threads: the parsed files are
-        // not held all at once, and the heaps stay near the size of the schedule they leave.
-        var (results, searchProblems) = NotificationSearch.map(searching: directories, probe: probe) {
-            file -> ([UnitFileDiagnostic], LoadedNotification?) in
+        // not held all at once, and the heaps stay near the size of the schedule they leave. Files that hold what
+        // they held at the load before give what they gave then, once their owner and mode are checked again.
+        var (results, searchProblems) = NotificationSearch.map(
+            searching: directories, probe: probe,
+            reusing: { bytes -> ([UnitFileDiagnostic], LoadedNotification?)? in
+                guard let earlier, objection(to: bytes.paths, read: probe.ownership(of:)) == nil,
+                    let notification = earlier.notification(readFrom: bytes)
+                else { return nil }
+                return ([], notification)
+            }
+        ) { file, fingerprint -> ([UnitFileDiagnostic], LoadedNotification?) in
             if case .loaded = file.content,
                 let (path, objection) = objection(to: [file.path] + file.dropInPaths, read: probe.ownership(of:))
             {
                 return ([UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), objection)], nil)
             }
             let result = loader.load(file)
+            // Only what loaded without a word to say is taken again: its problems would have to be told again.
+            let kept = result.diagnostics.isEmpty ? fingerprint : 0
             return (
                 result.diagnostics,
-                result.notification.map { LoadedNotification(notification: $0, source: file.path) }
+                result.notification.map { LoadedNotification(notification: $0, source: file.path, fingerprint: kept) }
             )
         }
         schedule.problems += searchProblems
@@ -117,7 +154,10 @@ public struct NotificationDirectorySource: ScheduleSource {
                 let (problems, notification) = results.moveElement(from: index)
                 results.initializeElement(at: index, to: ([], nil))
                 schedule.problems += problems
-                if let notification { schedule.notifications.append(notification) }
+                if let notification {
+                    if notification.fingerprinted { schedule.readFiles = true }
+                    schedule.notifications.append(notification)
+                }
             }
         }
     }
@@ -174,15 +214,17 @@ public struct ScheduleLoader: Sendable {
     /// to runtime requests, which are whole files of their own.
     public static func instanceSources(
         options: DaemonOptions, environment: [String: String],
-        configuration: DaemonConfiguration = DaemonConfiguration(), generatorReuse: GeneratorReuse? = nil
+        configuration: DaemonConfiguration = DaemonConfiguration(), generatorReuse: GeneratorReuse? = nil,
+        fileReuse: FileReuse? = nil
     ) -> [any ScheduleSource] {
         [
-            NotificationDirectorySource(directories: options.configDirectories),
+            NotificationDirectorySource(directories: options.configDirectories, reuse: fileReuse),
             GeneratorSource(
                 directories: options.configDirectories, environment: environment,
                 timeout: configuration.generatorTimeout, outputLimit: configuration.generatorOutputLimit,
                 reuse: generatorReuse),
-            NotificationDirectorySource(directories: [options.addedDirectory], role: "directory of runtime requests"),
+            NotificationDirectorySource(
+                directories: [options.addedDirectory], role: "directory of runtime requests", reuse: fileReuse),
             ApplicationRequestSource(requests: ApplicationRequests(stateDirectory: options.stateDirectory)),
         ]
     }
@@ -217,6 +259,8 @@ public struct ScheduleLoader: Sendable {
             try source.load(into: &schedule, loader: loader)
         }
         schedule.zoneLookups = loader.zones.lookups
+        schedule.knownBackends = loader.knownBackends
+        schedule.wakeSystemRefusal = loader.wakeSystemRefusal
         // Duplicates are rare: look for one before copying every entry through the filter. In place, since
         // copying each notification out would retain and release all it holds.
         let hasDuplicates = schedule.notifications.withUnsafeBufferPointer { entries in

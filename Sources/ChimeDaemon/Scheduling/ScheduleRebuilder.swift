@@ -32,8 +32,9 @@ final class ScheduleRebuilder: @unchecked Sendable {
     private var whenPendingRebuilt: [() -> Void] = []
     private var isStopped = false
     private var facts = ScheduleReporter.RebuildFacts()
-    /// The generators' part of the installed schedule, lent to the next rebuild.
+    /// The generators' and the files' part of the installed schedule, lent to the next rebuild.
     private var generatorReuse: GeneratorReuse?
+    private var fileReuse: FileReuse?
     /// Why this chimed cannot wake the system, if it cannot (`SystemWaking`): `WakeSystem=yes` is an error then.
     var wakeSystemRefusal: String?
     /// Whether the clock or the zone changed since the last load began.
@@ -88,6 +89,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
         let environment = self.environment
         let clock = self.clock
         let generatorReuse = self.generatorReuse
+        let fileReuse = self.fileReuse
         let wakeSystemRefusal = self.wakeSystemRefusal
         let keepingPending = !timeChangedSinceLoad
         timeChangedSinceLoad = false
@@ -105,7 +107,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
             var loader = ScheduleLoader(
                 sources: ScheduleLoader.instanceSources(
                     options: options, environment: environment, configuration: configuration,
-                    generatorReuse: generatorReuse),
+                    generatorReuse: generatorReuse, fileReuse: fileReuse),
                 maximumNotifications: configuration.maximumNotifications)
             loader.knownBackends = configuration.backendNames
             loader.wakeSystemRefusal = wakeSystemRefusal
@@ -223,7 +225,9 @@ final class ScheduleRebuilder: @unchecked Sendable {
             let acknowledged = AcknowledgementRequests(stateDirectory: options.stateDirectory).take()
             if !acknowledged.isEmpty { scheduler.acknowledge(acknowledged, by: "chimectl ack") }
             discarded.reuse = generatorReuse
+            discarded.fileReuse = fileReuse
             generatorReuse = GeneratorReuse(loaded)
+            fileReuse = FileReuse(loaded)
             loadQueue.async {
                 discarded.empty()
                 release.arrive()
@@ -285,9 +289,11 @@ private final class Discarded: @unchecked Sendable {
     // Set on the scheduler's queue, emptied on the load's, after it.
     var schedule: ReplacedSchedule?
     var reuse: GeneratorReuse?
+    var fileReuse: FileReuse?
 
     func empty() {
         schedule = nil
         reuse = nil
+        fileReuse = nil
     }
 }

@@ -265,4 +265,77 @@ struct SearchScenario: Sendable, CustomTestStringConvertible {
         #expect(actions.map(\.location.description) == [root.path + "/lib/a.notification.d/20-actions.conf:3:1"])
         #expect(!unitFile.hasErrors && search.diagnostics.isEmpty)
     }
+
+    /// What `NotificationSearch.map` offers its `reusing` closure: a notification's files read whole, before they
+    /// are parsed, with a fingerprint that follows their bytes and their drop-ins.
+    @Test func filesAreOfferedForReuseBeforeTheyAreParsed() {
+        var nodes: [String: MemoryFileSystem.Node] = [
+            "/etc/a.notification": .file("[Notification]\nTitle=A\n"),
+            "/etc/a.notification.d/10-body.conf": .file("[Notification]\nBody=b\n"),
+            "/etc/a.notification.d/20-empty.conf": .file(""),
+            "/etc/b.notification": .file("[Notification]\nTitle=B\n"),
+            "/etc/masked.notification": .link("/dev/null"),
+        ]
+        /// Each offer (id, paths, fingerprint) and the ids parsed; `taken` are given an earlier result.
+        func search(taking taken: Set<String>) -> (offers: [String: ([String], Int)], parsed: [String], ids: [String]) {
+            let offers = Locked<[String: ([String], Int)]>([:])
+            let parsed = Locked<[String]>([])
+            let (results, diagnostics) = NotificationSearch.map(
+                searching: ["/etc"], probe: MemoryFileSystem(nodes),
+                reusing: { bytes in
+                    offers.withLock { $0[bytes.id] = (bytes.paths, bytes.fingerprint) }
+                    return taken.contains(bytes.id) ? "earlier " + bytes.id : nil
+                }
+            ) { file, fingerprint in
+                parsed.withLock { $0.append(file.id) }
+                if case .loaded = file.content { #expect(fingerprint != 0) } else { #expect(fingerprint == 0) }
+                return file.id
+            }
+            #expect(diagnostics.isEmpty)
+            return (offers.withLock { $0 }, parsed.withLock { $0 }.sorted(), results)
+        }
+        let first = search(taking: [])
+        // A masked notification has nothing to offer; the empty drop-in is not applied.
+        #expect(first.offers.keys.sorted() == ["a", "b"])
+        #expect(first.offers["a"]?.0 == ["/etc/a.notification", "/etc/a.notification.d/10-body.conf"])
+        #expect(first.parsed == ["a", "b", "masked"])
+        #expect(first.offers["a"]?.1 != first.offers["b"]?.1)
+
+        let taken = search(taking: ["a"])
+        #expect(taken.ids == ["earlier a", "b", "masked"])
+        #expect(taken.parsed == ["b", "masked"])
+        #expect(taken.offers["a"]?.1 == first.offers["a"]?.1)
+
+        // A drop-in that changed, or one more, changes the fingerprint; the main file alone does not decide it.
+        nodes["/etc/a.notification.d/10-body.conf"] = .file("[Notification]\nBody=c\n")
+        let edited = search(taking: [])
+        #expect(edited.offers["a"]?.1 != first.offers["a"]?.1)
+        nodes["/etc/a.notification.d/10-body.conf"] = .file("[Notification]\nBody=b\n")
+        #expect(search(taking: []).offers["a"]?.1 == first.offers["a"]?.1)
+        nodes["/etc/a.notification.d/30-more.conf"] = .file("[Notification]\nIcon=x\n")
+        #expect(search(taking: []).offers["a"]?.1 != first.offers["a"]?.1)
+    }
+
+    /// A notification with a file that could not be read is parsed, so that the problem is told; it is not
+    /// offered.
+    @Test func filesWithAProblemAreNotOffered() {
+        let nodes: [String: MemoryFileSystem.Node] = [
+            "/etc/a.notification": .file("[Notification]\nTitle=A\n"),
+            "/etc/a.notification.d/10-dangling.conf": .link("/nowhere"),
+        ]
+        let offered = Locked(0)
+        let (results, _) = NotificationSearch.map(
+            searching: ["/etc"], probe: MemoryFileSystem(nodes),
+            reusing: { _ -> UnitFile? in
+                offered.withLock { $0 += 1 }
+                return nil
+            }
+        ) { file, fingerprint in
+            #expect(fingerprint == 0)
+            guard case .loaded(let unitFile) = file.content else { return UnitFile(diagnostics: []) }
+            return unitFile
+        }
+        #expect(offered.withLock { $0 } == 0)
+        #expect(results.first?.diagnostics.map(\.message) == ["Failed to read file: No such file or directory."])
+    }
 }

@@ -1,0 +1,26 @@
+import ChimeCore
+
+/// What a load's notifications depend on besides their own bytes: the system zone, what the zone files it read
+/// said, the backends `Deliver=` may name, and why `WakeSystem=yes` cannot be honoured, if it cannot. What was
+/// loaded under one context loads the same under another that reads alike, so a rebuild may take it as it was
+/// (`GeneratorReuse`, `FileReuse`).
+struct LoadContext: Sendable {
+    var systemZone: ZoneRules
+    var zoneLookups: ZoneDatabase.Lookups
+    var knownBackends: [String]?
+    var wakeSystemRefusal: String?
+
+    init(_ loaded: LoadedSchedule) {
+        systemZone = loaded.systemZone
+        zoneLookups = loaded.zoneLookups
+        knownBackends = loaded.knownBackends
+        wakeSystemRefusal = loaded.wakeSystemRefusal
+    }
+
+    /// Whether what was loaded then would be read the same by `loader`. Asking looks the earlier zones up again in
+    /// `loader`'s database, so that the load's own lookups include them for the rebuild after.
+    func readsAlike(_ loader: NotificationLoader) -> Bool {
+        knownBackends == loader.knownBackends && wakeSystemRefusal == loader.wakeSystemRefusal
+            && systemZone.hasSameRules(as: loader.systemZone) && loader.zones.answersAlike(zoneLookups)
+    }
+}
