@@ -231,8 +231,13 @@ extension UnitFileParser {
 
         /// The scalars in `range` as a string, encoded in one go: appending them to a `String` one by one was
         /// most of the cost of parsing a file.
+        ///
+        /// Of exactly the capacity it needs: the strings live on in the notifications loaded, and one of up to 15
+        /// bytes then needs no allocation at all.
         func string(_ range: Range<Int>) -> String {
-            String(unsafeUninitializedCapacity: range.count * 4) { buffer in
+            var byteCount = 0
+            for scalar in scalars[range] { byteCount += UTF8.width(scalar) }
+            return String(unsafeUninitializedCapacity: byteCount) { buffer in
                 var count = 0
                 for scalar in scalars[range] {
                     Unicode.UTF8.encode(scalar) { unit in
