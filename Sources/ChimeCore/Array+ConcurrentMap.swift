@@ -6,7 +6,9 @@ extension Array {
     /// parsing thousands of notification files); small arrays are mapped in place.
     public func concurrentMap<T>(_ transform: (Element) -> T) -> [T] {
         guard count >= 64 else { return map(transform) }
-        let chunkCount = Swift.min(count, 4 * Swift.max(1, ProcessInfo.processInfo.activeProcessorCount))
+        // Sixteen chunks a core: the threads finish within one small chunk of each other (with four a core, one
+        // thread of a load of 10,000 files went on alone for the last 9 ms of it).
+        let chunkCount = Swift.min(count, 16 * Swift.max(1, ProcessInfo.processInfo.activeProcessorCount))
         let chunkSize = (count + chunkCount - 1) / chunkCount
         return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
             // Each chunk writes its own disjoint range of the buffer.

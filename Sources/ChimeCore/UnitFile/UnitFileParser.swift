@@ -65,9 +65,12 @@ struct UnitFileParser {
                 index += 1
             }
             lines.append(lineStart..<index)
-            var seen: [UInt8] = []
-            while index < bytes.count, isTerminator(bytes[index]), !seen.contains(bytes[index]), !seen.contains(0) {
-                seen.append(bytes[index])
+            // Each terminator byte at most once, and nothing after a NUL; as bits, not an array made for every line.
+            var seen: UInt8 = 0
+            while index < bytes.count, isTerminator(bytes[index]), seen & Self.bit(bytes[index]) == 0,
+                seen & Self.bit(0) == 0
+            {
+                seen |= Self.bit(bytes[index])
                 index += 1
             }
         }
@@ -76,6 +79,11 @@ struct UnitFileParser {
 
     private static func isTerminator(_ byte: UInt8) -> Bool {
         byte == .newline || byte == .carriageReturn || byte == 0
+    }
+
+    /// A bit of its own for each terminator.
+    private static func bit(_ terminator: UInt8) -> UInt8 {
+        terminator == .newline ? 1 : terminator == .carriageReturn ? 2 : 4
     }
 
     /// Parses the logical line collected so far, if any, and starts a new one.
@@ -195,9 +203,16 @@ extension UnitFileParser {
         /// replaced the backslash) or is the last one, so no UTF-8 sequence spans two parts.
         func decode(path: String) -> Result<DecodedLine, InvalidByte> {
             var decoded = DecodedLine(path: path, scalars: [], segments: [])
+            // No more scalars than bytes: one allocation for the line, not one each time the array doubles.
+            decoded.scalars.reserveCapacity(bytes.count)
             for (index, segment) in segments.enumerated() {
                 let end = index + 1 < segments.count ? segments[index + 1].offset : bytes.count
                 decoded.segments.append((decoded.scalars.count, segment.line))
+                // Nearly every line is ASCII, one scalar a byte, which needs no parser.
+                if !bytes[segment.offset..<end].contains(where: { $0 >= 0x80 }) {
+                    for byte in bytes[segment.offset..<end] { decoded.scalars.append(Unicode.Scalar(byte)) }
+                    continue
+                }
                 var iterator = bytes[segment.offset..<end].makeIterator()
                 var parser = Unicode.UTF8.ForwardParser()
                 var column = 1
