@@ -178,4 +178,30 @@ import Testing
         let second = try setup.load(backends: ["stdout"], after: first)
         #expect(second.problems.contains { $0.message.contains("Deliver= names 'hook', which is no backend") })
     }
+
+    /// A reused output that is the whole schedule is the earlier schedule's very array, even with the sources that
+    /// come after the generators (runtime requests) loaded and empty: the rebuild then looks nothing up. Reserving
+    /// room in it for them copied a million entries.
+    @Test func theSameOutputIsTheVeryArrayThoughEmptySourcesFollow() throws {
+        let setup = try Setup()
+        defer { setup.directory.remove() }
+        try setup.prints(Self.lines)
+        let added = setup.directory.path + "/added"
+        try FileManager.default.createDirectory(atPath: added, withIntermediateDirectories: true)
+        func load(after previous: LoadedSchedule?) throws -> LoadedSchedule {
+            let sources: [any ScheduleSource] = [
+                NotificationDirectorySource(directories: [setup.directory.path + "/none"]),
+                GeneratorSource(directories: [setup.directory.path], reuse: previous.flatMap { GeneratorReuse($0) }),
+                NotificationDirectorySource(directories: [added], role: "directory of runtime requests"),
+            ]
+            return try ScheduleLoader(sources: sources, zones: setup.zones).load(systemZone: Self.berlin)
+        }
+        let first = try load(after: nil)
+        let second = try load(after: first)
+        let storage = { (schedule: LoadedSchedule) in
+            schedule.notifications.withUnsafeBufferPointer { $0.baseAddress }
+        }
+        #expect(second.notifications.count == 2)
+        #expect(storage(second) == storage(first))
+    }
 }

@@ -146,9 +146,9 @@ public struct NotificationDirectorySource: ScheduleSource {
             )
         }
         schedule.problems += searchProblems
-        schedule.notifications.reserveCapacity(schedule.notifications.count + results.count)
         // Moved out rather than copied: a copy would retain all that each notification holds, and dropping the
-        // results release it all again, on one thread after the search's two.
+        // results release it all again, on one thread after the search's two. Nothing is reserved: the array may
+        // be a reused generator output shared with the installed schedule, which any change to it would copy.
         results.withUnsafeMutableBufferPointer { results in
             for index in results.indices {
                 let (problems, notification) = results.moveElement(from: index)
