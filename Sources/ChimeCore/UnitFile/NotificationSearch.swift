@@ -130,12 +130,16 @@ private struct Finder {
         _ directories: [String], _ earlier: (NotificationBytes) -> T?, _ transform: (NotificationFile, Int) -> T
     ) -> [T] {
         var mainFiles: [String: Candidate] = [:]
+        // Also in the order found, each directory's by name: nearly the order of their ids already, which the sort
+        // below then takes in a pass or two instead of sorting a dictionary's order.
+        var found: [(id: String, main: Candidate)] = []
         var dropInDirectories: [String: [String]] = [:]
         for directory in directories {
             for (name, path, listedKind) in entries(of: directory, diagnostics: &diagnostics) {
                 if let id = Self.id(name, suffix: Self.suffix) {
-                    if mainFiles[id] == nil {
-                        mainFiles[id] = candidate(path, listedKind)
+                    if mainFiles[id] == nil, let main = candidate(path, listedKind) {
+                        mainFiles[id] = main
+                        found.append((id, main))
                     }
                 } else if let id = Self.id(name, suffix: Self.dropInDirectorySuffix) {
                     if (listedKind ?? kind(of: path)) == .directory {
@@ -155,7 +159,7 @@ private struct Finder {
         // the finder whose new warnings are gathered afterwards, in order.
         let finder = self
         let known = diagnostics.count
-        let loaded = mainFiles.sorted { Self.byteOrder($0.key, $1.key) }.concurrentMap { id, main in
+        let loaded = found.sorted { Self.byteOrder($0.id, $1.id) }.concurrentMap { id, main in
             var copy = finder
             let result = copy.load(
                 id: id, main: main, dropInDirectories: dropInDirectories[id] ?? [], earlier, transform)
