@@ -157,16 +157,25 @@ private struct Finder {
         }
         // Reading and parsing the files is independent work: spread it over the cores, each file with a copy of
         // the finder whose new warnings are gathered afterwards, in order.
+        // Each file's warnings go to a slot of its own rather than into a pair with its result: taking the results
+        // out of pairs copied each, retaining and then releasing all that each notification holds.
         let finder = self
         let known = diagnostics.count
-        let loaded = found.sorted { Self.byteOrder($0.id, $1.id) }.concurrentMap { id, main in
-            var copy = finder
-            let result = copy.load(
-                id: id, main: main, dropInDirectories: dropInDirectories[id] ?? [], earlier, transform)
-            return (result, copy.diagnostics.dropFirst(known))
+        let sorted = found.sorted { Self.byteOrder($0.id, $1.id) }
+        var warnings = [ArraySlice<UnitFileDiagnostic>](repeating: [], count: sorted.count)
+        let results = warnings.withUnsafeMutableBufferPointer { slots in
+            nonisolated(unsafe) let slots = slots
+            return Array(sorted.indices).concurrentMap { index in
+                let (id, main) = sorted[index]
+                var copy = finder
+                let result = copy.load(
+                    id: id, main: main, dropInDirectories: dropInDirectories[id] ?? [], earlier, transform)
+                slots[index] = copy.diagnostics.dropFirst(known)
+                return result
+            }
         }
-        for (_, warnings) in loaded { diagnostics += warnings }
-        return loaded.map(\.0)
+        for fileWarnings in warnings where !fileWarnings.isEmpty { diagnostics += fileWarnings }
+        return results
     }
 
     /// The notification `id`: its files read whole first, then offered to `earlier`, and parsed only if that
