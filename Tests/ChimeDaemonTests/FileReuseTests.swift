@@ -14,7 +14,7 @@ import Testing
     struct Setup {
         let directory: TemporaryDirectory
         var config: String { directory.path + "/config" }
-        var zones: ZoneDatabase { ZoneDatabase(directory: directory.path + "/zoneinfo") }
+        var zones: ZoneDatabase { directory.testZones }
 
         init() throws {
             directory = try TemporaryDirectory(prefix: "chime-file-reuse")
@@ -25,12 +25,8 @@ import Testing
             try write("bad", "Title=Bad\n[Trigger]\nAt=someday\n")
         }
 
-        /// Makes `Test/Zone` a copy of the installed zone `name`.
         func setZone(_ name: String) throws {
-            let data = try Data(contentsOf: URL(fileURLWithPath: "/usr/share/zoneinfo/" + name))
-            let folder = directory.path + "/zoneinfo/Test"
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try data.write(to: URL(fileURLWithPath: folder + "/Zone"))
+            try directory.setTestZone(name)
         }
 
         func write(_ id: String, _ notification: String) throws {

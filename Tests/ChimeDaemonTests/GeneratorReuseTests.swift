@@ -13,19 +13,15 @@ import Testing
     /// A configuration directory with one generator, and a zone database of its own whose `Test/Zone` can change.
     struct Setup {
         let directory: TemporaryDirectory
-        var zones: ZoneDatabase { ZoneDatabase(directory: directory.path + "/zoneinfo") }
+        var zones: ZoneDatabase { directory.testZones }
 
         init() throws {
             directory = try TemporaryDirectory(prefix: "chime-generator-reuse")
             try setZone("Asia/Tokyo")
         }
 
-        /// Makes `Test/Zone` a copy of the installed zone `name`.
         func setZone(_ name: String) throws {
-            let data = try Data(contentsOf: URL(fileURLWithPath: "/usr/share/zoneinfo/" + name))
-            let folder = directory.path + "/zoneinfo/Test"
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try data.write(to: URL(fileURLWithPath: folder + "/Zone"))
+            try directory.setTestZone(name)
         }
 
         /// The generator prints `lines`, and a warning on stderr.

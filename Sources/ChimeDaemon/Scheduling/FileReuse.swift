@@ -12,17 +12,27 @@ import ChimeCore
 public struct FileReuse: Sendable {
     private let notifications: [LoadedNotification]
     private let context: LoadContext
+    /// The notifications found by file, once `indexed()`.
+    private var files: EarlierFiles?
 
-    /// What `loaded` can lend the next rebuild; `nil` when it read no notification from files.
+    /// What `loaded` can lend the next rebuild; `nil` when it read no notification from files. Cheap: made where
+    /// a rebuild is installed, and indexed by the next one's load.
     public init?(_ loaded: LoadedSchedule) {
         guard loaded.readFiles else { return nil }
         notifications = loaded.notifications
         context = LoadContext(loaded)
     }
 
+    /// This, with the notifications found by file, once for all the directory sources of a load.
+    func indexed() -> FileReuse {
+        var indexed = self
+        indexed.files = files ?? EarlierFiles(notifications)
+        return indexed
+    }
+
     /// The notifications to take from, for a load by `loader`; `nil` when it would read them otherwise.
     func earlier(for loader: NotificationLoader) -> EarlierFiles? {
-        context.readsAlike(loader) ? EarlierFiles(notifications) : nil
+        context.readsAlike(loader) ? files ?? EarlierFiles(notifications) : nil
     }
 }
 

@@ -217,7 +217,9 @@ public struct ScheduleLoader: Sendable {
         configuration: DaemonConfiguration = DaemonConfiguration(), generatorReuse: GeneratorReuse? = nil,
         fileReuse: FileReuse? = nil
     ) -> [any ScheduleSource] {
-        [
+        // Indexed once for the configuration's files and the runtime requests alike.
+        let fileReuse = fileReuse?.indexed()
+        return [
             NotificationDirectorySource(directories: options.configDirectories, reuse: fileReuse),
             GeneratorSource(
                 directories: options.configDirectories, environment: environment,
