@@ -8,8 +8,11 @@
 /// generator's output, by `GeneratorOutput.lineHash`).
 public struct NameIndex: Sendable {
     private let hashes: [Int]
-    /// Positions by hash, -1 where free; at most half full, so that a probe ends after a slot or two.
-    private let table: [Int32]
+    /// Positions by hash, at most half full, so that a probe ends after a slot or two. A slot holds 0 where free,
+    /// else the position + 1 in its low `positionBits` and the top bits of the position's hash above them: a probe
+    /// reads `hashes` (a cache miss of its own, for a million names) only where those are equal.
+    private let table: [UInt32]
+    private let positionBits: Int
     /// Whether some name equals one before it; only the first of equal names can be found.
     public let hasRepeats: Bool
 
@@ -39,31 +42,45 @@ public struct NameIndex: Sendable {
         var capacity = 1
         while capacity < 2 * hashes.count { capacity <<= 1 }
         let mask = capacity - 1
-        var table = [Int32](repeating: -1, count: capacity)
+        let positionBits = Int.bitWidth - hashes.count.leadingZeroBitCount
+        var table = [UInt32](repeating: 0, count: capacity)
         var hasRepeats = false
         table.withUnsafeMutableBufferPointer { table in
             for index in hashes.indices {
                 let hash = hashes[index]
+                let tag = Self.tag(of: hash, positionBits: positionBits)
                 var slot = hash & mask
                 var isRepeat = false
-                while table[slot] >= 0 {
-                    let earlier = Int(table[slot])
-                    if hashes[earlier] == hash && isSame(earlier, index) {
-                        isRepeat = true
-                        break
+                while table[slot] != 0 {
+                    if table[slot] >> positionBits == tag {
+                        let earlier = Self.position(in: table[slot], positionBits: positionBits)
+                        if hashes[earlier] == hash && isSame(earlier, index) {
+                            isRepeat = true
+                            break
+                        }
                     }
                     slot = (slot + 1) & mask
                 }
                 if isRepeat {
                     hasRepeats = true
                 } else {
-                    table[slot] = Int32(index)
+                    table[slot] = tag << positionBits | UInt32(index + 1)
                 }
             }
         }
         self.hashes = hashes
         self.table = table
+        self.positionBits = positionBits
         self.hasRepeats = hasRepeats
+    }
+
+    /// The top bits of `hash` that fit above the positions in a slot: at least one, as positions are below 2³¹.
+    private static func tag(of hash: Int, positionBits: Int) -> UInt32 {
+        UInt32(truncatingIfNeeded: UInt(bitPattern: hash) >> (Int.bitWidth - 32 + positionBits))
+    }
+
+    private static func position(in slot: UInt32, positionBits: Int) -> Int {
+        Int(slot & (UInt32.max >> (32 - positionBits))) - 1
     }
 
     /// The position of `wanted` (the first, if it repeats), or `nil`; `name` is the one the index was made with.
@@ -75,10 +92,13 @@ public struct NameIndex: Sendable {
     public func position(ofHash hash: Int, where matches: (Int) -> Bool) -> Int? {
         guard !hashes.isEmpty else { return nil }
         let mask = table.count - 1
+        let tag = Self.tag(of: hash, positionBits: positionBits)
         var slot = hash & mask
-        while table[slot] >= 0 {
-            let index = Int(table[slot])
-            if hashes[index] == hash && matches(index) { return index }
+        while table[slot] != 0 {
+            if table[slot] >> positionBits == tag {
+                let index = Self.position(in: table[slot], positionBits: positionBits)
+                if hashes[index] == hash && matches(index) { return index }
+            }
             slot = (slot + 1) & mask
         }
         return nil

@@ -44,8 +44,9 @@ import Testing
         var known: [Int: ScheduledNotification]
         var shared: [String: ScheduledNotification] = [:]
         func notification(ofLine lineHash: Int) -> ScheduledNotification? { known[lineHash] }
-        func sharing(_ notification: ScheduledNotification) -> ScheduledNotification {
-            shared[notification.id] ?? notification
+        func sharing(_ notification: consuming ScheduledNotification) -> ScheduledNotification {
+            if let known = shared[notification.id] { return known }
+            return notification
         }
     }
 

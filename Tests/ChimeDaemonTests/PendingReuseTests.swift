@@ -59,4 +59,31 @@ import Testing
         harness.scheduler.install(schedule, keepingPending: true)
         #expect(harness.scheduler.status().scheduled.first.map { Timestamp.iso8601($0.next) } == "2026-12-01T00:55:00Z")
     }
+
+    /// A zone a notification names whose rules a tzdata update changed: that notification's occurrence is computed
+    /// anew, and one beside it in the system zone keeps its own.
+    @Test func aNamedZoneWhoseRulesChangedComputesItsOccurrenceAnew() throws {
+        let directory = try TemporaryDirectory()
+        func schedule(_ zone: String) throws -> LoadedSchedule {
+            try directory.setTestZone(zone)
+            var schedule = LoadedSchedule(systemZone: SchedulerTests.berlin)
+            let loader = NotificationLoader(systemZone: SchedulerTests.berlin, zones: directory.testZones)
+            for (id, trigger) in [("abroad", "TimeZone=Test/Zone\n"), ("home", "")] {
+                let text = "[Notification]\nTitle=\(id)\n[Trigger]\nOnCalendar=*-*-* 09:55\n" + trigger
+                let result = loader.load(UnitFile(parsing: text, path: id), id: id, path: id)
+                try #require(!result.hasErrors, "\(result.diagnostics)")
+                schedule.notifications.append(LoadedNotification(notification: result.notification!, source: id))
+            }
+            return schedule
+        }
+        let harness = Harness(start: "2026-12-01 00:00 UTC")
+        harness.scheduler.install(try schedule("Asia/Tokyo"))
+        func next() -> [String: String] {
+            Dictionary(
+                uniqueKeysWithValues: harness.scheduler.status().scheduled.map { ($0.id, Timestamp.iso8601($0.next)) })
+        }
+        #expect(next() == ["abroad": "2026-12-01T00:55:00Z", "home": "2026-12-01T08:55:00Z"])
+        harness.scheduler.install(try schedule("America/New_York"), keepingPending: true)
+        #expect(next() == ["abroad": "2026-12-01T14:55:00Z", "home": "2026-12-01T08:55:00Z"])
+    }
 }

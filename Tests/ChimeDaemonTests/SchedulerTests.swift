@@ -295,9 +295,7 @@ import Testing
 
     /// The previous position of each of `now`, as a rebuild finds them.
     static func positions(before: [String], now: [String]) -> [Int?] {
-        entries(now).withUnsafeBufferPointer { PreviousEntries(entries(before)).positions(of: $0) }.map {
-            $0 < 0 ? nil : Int($0)
-        }
+        entries(now).withUnsafeBufferPointer { PreviousEntries(entries(before)).matches(of: $0) }.map(\.position)
     }
 
     @Test func findsEachNotificationWhereverItMoved() {
@@ -319,6 +317,30 @@ import Testing
         #expect(reversed == (0..<count).reversed().map { Int?($0) })
         let shifted = Self.positions(before: before, now: ["new"] + before.dropFirst(7) + ["other"])
         #expect(shifted == [nil] + (7..<count).map { Int?($0) } + [nil])
+    }
+
+    /// Whether each fires as it did is told along with where it was: an edited trigger or delivery timing is not.
+    @Test func tellsWhichFireAsTheyDid() throws {
+        func notification(_ id: String, _ spec: String, accuracy: Int64 = 0) throws -> LoadedNotification {
+            var trigger = Trigger()
+            trigger.calendars = [try CalendarSpec(spec, localZone: .utc, zones: .system)]
+            var notification = ScheduledNotification(id: id, title: id, trigger: trigger)
+            notification.timing = DeliveryTiming(accuracy: accuracy)
+            return LoadedNotification(notification: notification, source: "s")
+        }
+        let before = [
+            try notification("same", "*-*-* 09:00"), try notification("moved", "*-*-* 09:00"),
+            try notification("slack", "*-*-* 09:00"),
+        ]
+        let now = [
+            try notification("slack", "*-*-* 09:00", accuracy: 60_000_000), try notification("moved", "*-*-* 10:00"),
+            try notification("same", "*-*-* 09:00"), try notification("new", "*-*-* 09:00"),
+        ]
+        let matches = now.withUnsafeBufferPointer { PreviousEntries(before).matches(of: $0) }
+        #expect(matches.map(\.position) == [2, 1, 0, nil])
+        #expect(matches.map(\.firesAlike) == [false, false, true, false])
+        #expect(matches.map(\.keepsPending) == [false, false, true, false])
+        #expect(MemoryLayout<PreviousEntries.Match>.size == 4)
     }
 }
 

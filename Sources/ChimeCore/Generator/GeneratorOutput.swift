@@ -132,7 +132,7 @@ public struct GeneratorOutput: Sendable {
                                         guard let line = reader.line(text, number: index + 1) else { continue }
                                         result = reader.validate(line, loader)
                                     }
-                                    if let earlier, let notification = result.notification {
+                                    if let earlier, let notification = result.notification.take() {
                                         result.notification = earlier.sharing(notification)
                                     }
                                 }
@@ -412,5 +412,5 @@ public protocol EarlierOutput: Sendable {
     /// to say about it.
     func notification(ofLine lineHash: Int) -> ScheduledNotification?
     /// The notification of then equal to `notification`, to share its storage, or `notification` itself.
-    func sharing(_ notification: ScheduledNotification) -> ScheduledNotification
+    func sharing(_ notification: consuming ScheduledNotification) -> ScheduledNotification
 }

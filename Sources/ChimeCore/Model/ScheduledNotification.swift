@@ -213,21 +213,19 @@ public struct ScheduledNotification: Sendable, Equatable {
         self.trigger = trigger
     }
 
-    /// This notification with each of its parts that equals `other`'s (the title, the body, the `Info=` pairs, the
-    /// trigger, the rarely set keys as a whole) taken from `other`, so that the two share its storage: a rebuild
-    /// that reads a notification again, changed in one key, keeps one copy of the rest.
-    public func sharingEqualParts(with other: ScheduledNotification) -> ScheduledNotification {
-        var shared = self
-        if title == other.title { shared.title = other.title }
-        if body == other.body { shared.body = other.body }
-        if packedInfo == other.packedInfo { shared.packedInfo = other.packedInfo }
-        if trigger == other.trigger { shared.trigger = other.trigger }
+    /// Takes each of its parts that equals `other`'s (the title, the body, the `Info=` pairs, the trigger, the rarely
+    /// set keys as a whole) from `other`, so that the two share its storage: a rebuild that reads a notification
+    /// again, changed in one key, keeps one copy of the rest.
+    public mutating func shareEqualParts(with other: borrowing ScheduledNotification) {
+        if title == other.title { title = other.title }
+        if body == other.body { body = other.body }
+        if packedInfo == other.packedInfo { packedInfo = other.packedInfo }
+        if trigger == other.trigger { trigger = other.trigger }
         if let box = other.extrasBox, extrasBox !== box,
             extrasBox.map({ Self.extrasAreEqual($0.value, box.value) }) ?? false
         {
-            shared.extrasBox = box
+            extrasBox = box
         }
-        return shared
     }
 
     private static func extrasAreEqual(_ a: Extras, _ b: Extras) -> Bool {

@@ -33,13 +33,19 @@ struct EarlierNotifications: EarlierOutput {
 
     /// The earlier notification of the same id when it equals `notification`; else `notification` sharing the
     /// parts that equal the earlier one's, or as it is when there was none. Called from several threads.
-    func sharing(_ notification: ScheduledNotification) -> ScheduledNotification {
+    func sharing(_ notification: consuming ScheduledNotification) -> ScheduledNotification {
+        var notification = notification
         notifications.withUnsafeBufferPointer { earlier in
-            guard let position = index.position(of: notification.id, { earlier[$0].notification.id }) else {
-                return notification
-            }
+            guard let position = index.position(of: notification.id, { earlier[$0].notification.id }) else { return }
+            // Copied out once: passed from the buffer as it is, each call would copy it again, retaining and
+            // releasing each of its parts, which another thread made.
             let then = earlier[position].notification
-            return then == notification ? then : notification.sharingEqualParts(with: then)
+            if then == notification {
+                notification = then
+            } else {
+                notification.shareEqualParts(with: then)
+            }
         }
+        return notification
     }
 }

@@ -6,8 +6,6 @@ struct PendingOccurrences {
     private let items: [OccurrenceQueue.Item]
     /// For each entry of the replaced schedule, the position of its item in `items`, or -1.
     private var positions: [Int32]
-    /// Per zone name: whether the zone read by this load has the rules of the one read before.
-    private var sameRules: [String: Bool] = [:]
 
     init(_ queue: OccurrenceQueue, entries: Int) {
         items = queue.items
@@ -15,17 +13,9 @@ struct PendingOccurrences {
         for (position, item) in items.enumerated() { positions[item.entry] = Int32(position) }
     }
 
-    /// The item the entry `previous` had, when it had one and the zones of its trigger (`now`, equal to `was`, the
-    /// trigger it had) have the rules they had then.
-    mutating func pending(of previous: Int, was: borrowing Trigger, now: borrowing Trigger) -> OccurrenceQueue.Item? {
-        let position = Int(positions[previous])
-        guard position >= 0, now.hasSameZoneRules(as: was, cache: &sameRules) else { return nil }
-        return items[position]
-    }
-
-    /// The item the entry `previous` had, for the very notification installed again (its storage shared): its
-    /// zones are the ones it had, with the rules they had.
-    func pending(ofSame previous: Int) -> OccurrenceQueue.Item? {
+    /// The item the entry `previous` had, for a notification that comes through the rebuild firing alike, in zones
+    /// of the rules they had (`PreviousEntries.Match.keepsPending`).
+    func pending(of previous: Int) -> OccurrenceQueue.Item? {
         let position = Int(positions[previous])
         return position >= 0 ? items[position] : nil
     }

@@ -96,18 +96,20 @@ struct PreparedSchedule: Sendable {
                 after: Date(epochMicroseconds: after), history: history, systemZone: systemZone)?.epochMicroseconds
         }
         // Read in place, through the buffers: copying a notification out (as `for entry in entries` does) retains and
-        // releases every string it holds, a sixth of the install of a million in a profile; the triggers before,
-        // copied out to be compared, were a tenth of the samples of rebuilds of 100,000.
+        // releases every string it holds, a sixth of the install of a million in a profile. The triggers, which are
+        // copied to be compared, are compared on all cores by `PreviousEntries`.
         func prepareLoop(
             _ installed: UnsafeBufferPointer<LoadedNotification>, _ before: UnsafeBufferPointer<LoadedNotification>
         ) {
             // A reused generator output that is the whole schedule is the installed array itself: each entry is
             // its own previous one, unchanged, and nothing needs to be looked up or compared.
             let isInstalledAgain = installed.count == before.count && installed.baseAddress == before.baseAddress
-            let previousPositions = isInstalledAgain ? [] : previousEntries.positions(of: installed)
+            let matches = isInstalledAgain ? [] : previousEntries.matches(of: installed)
             for index in installed.indices {
-                let previous =
-                    isInstalledAgain ? index : previousPositions[index] < 0 ? nil : Int(previousPositions[index])
+                let match =
+                    isInstalledAgain
+                    ? PreviousEntries.Match(position: index, firesAlike: true, zonesAlike: true) : matches[index]
+                let previous = match.position
                 if let previous { newIndex[previous] = Int32(index) }
                 guard installed[index].notification.isEnabled else { continue }
                 let timing = installed[index].notification.timing
@@ -116,18 +118,8 @@ struct PreparedSchedule: Sendable {
                 let window = timing.randomizedDelay + timing.accuracy
                 var after: Int64
                 var known: DeliveryHistory?
-                if let previous,
-                    isInstalledAgain
-                        || (before[previous].notification.trigger == installed[index].notification.trigger
-                            && before[previous].notification.timing == timing)
-                {
-                    let pending =
-                        isInstalledAgain
-                        ? kept?.pending(ofSame: previous)
-                        : kept?.pending(
-                            of: previous, was: before[previous].notification.trigger,
-                            now: installed[index].notification.trigger)
-                    if let pending {
+                if let previous, match.firesAlike {
+                    if match.keepsPending, let pending = kept?.pending(of: previous) {
                         let item = OccurrenceQueue.Item(fireTime: pending.fireTime, due: pending.due, entry: index)
                         if timing.wakesSystem { wakeDue[index] = item.due }
                         items.append(item)

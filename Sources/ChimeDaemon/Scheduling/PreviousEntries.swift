@@ -8,15 +8,43 @@ struct PreviousEntries {
     /// How many entries each thread looks up at a time, each share starting from no shift.
     static let share = 16_384
 
+    /// Where a notification was before, and whether it fires as it did then: its trigger and its delivery's timing
+    /// equal to the previous entry's, and the zones it names read with the rules they had. Four bytes, as a million
+    /// of them are held beside both schedules.
+    struct Match: Equatable {
+        /// The position in the low 30 bits, with `firesAlike` and `zonesAlike` above it; all bits set for none.
+        private let raw: UInt32
+        private static let firesAlikeBit: UInt32 = 1 << 31
+        private static let zonesAlikeBit: UInt32 = 1 << 30
+
+        static let none = Match(raw: .max)
+        /// Positions are below this: a million entries need 20 bits.
+        static let positionLimit = 1 << 30
+
+        private init(raw: UInt32) { self.raw = raw }
+
+        init(position: Int, firesAlike: Bool, zonesAlike: Bool) {
+            precondition(position < Self.positionLimit, "more entries than a match can tell apart")
+            raw = UInt32(position) | (firesAlike ? Self.firesAlikeBit : 0) | (zonesAlike ? Self.zonesAlikeBit : 0)
+        }
+
+        var position: Int? { raw == .max ? nil : Int(raw & (Self.zonesAlikeBit - 1)) }
+        var firesAlike: Bool { raw != .max && raw & Self.firesAlikeBit != 0 }
+        /// Whether the occurrence pending before is still the one to come: it fires alike and its zones' rules are
+        /// those it was computed with.
+        var keepsPending: Bool { firesAlike && raw & Self.zonesAlikeBit != 0 }
+    }
+
     init(_ entries: [LoadedNotification]) {
         self.entries = entries
     }
 
-    /// Where each of `installed` was before, -1 for one that was not. The shares of `installed` are looked up on
-    /// all cores: a rebuild of a million whose output changed its order found each by the index, one after the
-    /// other, for a second on the thread preparing it.
-    func positions(of installed: UnsafeBufferPointer<LoadedNotification>) -> [Int32] {
-        guard !entries.isEmpty else { return [Int32](repeating: -1, count: installed.count) }
+    /// Where each of `installed` was before, and whether it fires alike. The shares of `installed` are looked up
+    /// and compared on all cores: a rebuild of a million whose output changed its order found each by the index,
+    /// one after the other, for a second on the thread preparing it; and comparing the triggers of a million
+    /// edited lines on that thread (each copied to be compared) was most of what was left of preparing them.
+    func matches(of installed: UnsafeBufferPointer<LoadedNotification>) -> [Match] {
+        guard !entries.isEmpty else { return [Match](repeating: .none, count: installed.count) }
         let index = Locked<NameIndex?>(nil)
         return entries.withUnsafeBufferPointer { entries in
             nonisolated(unsafe) let entries = entries
@@ -28,11 +56,12 @@ struct PreviousEntries {
                 }
             }
             let shares = (installed.count + Self.share - 1) / Self.share
-            return [Int32](unsafeUninitializedCapacity: installed.count) { buffer, initialized in
+            return [Match](unsafeUninitializedCapacity: installed.count) { buffer, initialized in
                 nonisolated(unsafe) let buffer = buffer
                 ParallelWork.perform(iterations: shares) { part in
                     var shift = 0
                     var index: NameIndex?
+                    var sameRules: [String: Bool] = [:]
                     for position in part * Self.share..<min(installed.count, (part + 1) * Self.share) {
                         let id = installed[position].notification.id
                         let guess = position + shift
@@ -44,7 +73,18 @@ struct PreviousEntries {
                             found = index!.position(of: id) { entries[$0].notification.id }
                             if let found { shift = found - position }
                         }
-                        (buffer.baseAddress! + position).initialize(to: Int32(found ?? -1))
+                        var match = Match.none
+                        if let found {
+                            let firesAlike =
+                                entries[found].notification.trigger == installed[position].notification.trigger
+                                && entries[found].notification.timing == installed[position].notification.timing
+                            let zonesAlike =
+                                firesAlike
+                                && installed[position].notification.trigger.hasSameZoneRules(
+                                    as: entries[found].notification.trigger, cache: &sameRules)
+                            match = Match(position: found, firesAlike: firesAlike, zonesAlike: zonesAlike)
+                        }
+                        (buffer.baseAddress! + position).initialize(to: match)
                     }
                 }
                 initialized = installed.count
