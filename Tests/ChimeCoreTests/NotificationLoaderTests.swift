@@ -343,4 +343,19 @@ import Testing
             #expect(cached.diagnostics == uncached.diagnostics)
         }
     }
+
+    /// An empty `OnCalendar=` drops the events before it, for the cache's key as for the events read: a list kept
+    /// for the events after a reset is not given to a notification that has the ones before it too.
+    @Test func theCacheKeysEventsAfterTheResetRule() throws {
+        let loader = NotificationLoader(systemZone: .utc, zones: .system, calendarCache: CalendarCache())
+        func calendars(_ trigger: String) throws -> [CalendarSpec] {
+            let unit = UnitFile(parsing: "[Notification]\nTitle=t\n[Trigger]\n" + trigger, path: "t.notification")
+            return try #require(loader.load(unit, id: "t", path: "t.notification").notification).trigger.calendars
+        }
+        let reset = try calendars("OnCalendar=*-*-* 12:00\nOnCalendar=\nOnCalendar=hourly\n")
+        #expect(reset.map(\.description) == ["*-*-* *:00:00"])
+        let both = try calendars("OnCalendar=*-*-* 12:00\nOnCalendar=hourly\n")
+        #expect(both.map(\.description) == ["*-*-* 12:00:00", "*-*-* *:00:00"])
+        #expect(try calendars("OnCalendar=hourly\n") == reset)
+    }
 }

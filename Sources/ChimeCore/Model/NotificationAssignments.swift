@@ -77,15 +77,30 @@ struct NotificationAssignments {
 
     /// The assignments of a list-valued key after the reset rule, as `UnitFile.values(for:in:)`.
     func values(_ key: NotificationKey) -> [NotificationAssignment] {
-        var result: [NotificationAssignment] = []
+        // Counted first, so that the array is made once at its size: grown one append at a time, the two `Info=`
+        // pairs of a generated line allocated twice.
+        var first = all.startIndex
+        var count = 0
         for index in all.indices where all[index].key == key {
             if all[index].value.isEmpty {
-                result.removeAll()
+                first = index + 1
+                count = 0
             } else {
-                result.append(all[index])
+                count += 1
             }
         }
+        guard count > 0 else { return [] }
+        var result: [NotificationAssignment] = []
+        result.reserveCapacity(count)
+        for index in first..<all.endIndex where all[index].key == key { result.append(all[index]) }
         return result
+    }
+
+    /// The values of a list-valued key after the reset rule, as `values(_:)` has them, without an array made.
+    func texts(_ key: NotificationKey) -> some Collection<String> {
+        var first = all.startIndex
+        for index in all.indices where all[index].key == key && all[index].value.isEmpty { first = index + 1 }
+        return all[first...].lazy.filter { $0.key == key }.map(\.value)
     }
 
     /// Whether the key has any assignment left after the reset rule.

@@ -98,6 +98,7 @@ public struct NotificationLoader: Sendable {
         reader.start(assignments, path: path, diagnostics: diagnostics)
         let notification = reader.read(id: id)
         let hasErrors = reader.diagnostics.contains { $0.severity == .error }
+        defer { reader.finish() }
         return Result(id: id, notification: hasErrors ? nil : notification, diagnostics: reader.diagnostics)
     }
 
@@ -152,6 +153,13 @@ struct NotificationReader {
         self.assignments = assignments
         self.path = path
         self.diagnostics = diagnostics
+    }
+
+    /// Lets go of what was read: a generator's reading thread reuses one array of assignments for every line, and
+    /// held here as well, that array was made anew for each.
+    mutating func finish() {
+        assignments = NotificationAssignments(unplaced: [], line: UnitFileLocation(file: ""))
+        diagnostics = []
     }
 
     mutating func error(_ location: UnitFileLocation, _ message: String) {
@@ -305,20 +313,24 @@ struct NotificationReader {
 
     mutating func readInstants(into trigger: inout Trigger, zone: ZoneRules) {
         var instants: [Date] = []
-        for entry in values(.at) {
+        let entries = values(.at)
+        instants.reserveCapacity(entries.count)
+        for entry in entries {
             if let date = timestamp(entry, zone: zone) { instants.append(date) }
         }
         trigger.instants = instants
     }
 
     mutating func readCalendars(into trigger: inout Trigger, zone: ZoneRules) {
-        let entries = values(.onCalendar)
-        guard !entries.isEmpty else { return }
-        let key = loader.calendarCache.map { _ in CalendarCache.Key(entries.lazy.map(\.value), zone: zone) }
+        // The cache is asked with the texts as they stand: an array of the assignments is made only to parse them.
+        let texts = assignments.texts(.onCalendar)
+        guard !texts.isEmpty else { return }
+        let key = loader.calendarCache.map { _ in CalendarCache.Key(texts, zone: zone) }
         if let key, let shared = loader.calendarCache?.calendars(for: key) {
             trigger.calendars = shared
             return
         }
+        let entries = values(.onCalendar)
         for entry in entries {
             do {
                 trigger.calendars.append(try CalendarSpec(entry.value, localZone: zone, zones: loader.zones))
@@ -494,7 +506,9 @@ struct NotificationReader {
         readActions(into: &notification)
         // Gathered first and set once: the notification keeps the pairs packed.
         var info: [(key: String, value: String)] = []
-        for entry in values(.info) {
+        let entries = values(.info)
+        info.reserveCapacity(entries.count)
+        for entry in entries {
             guard let equals = entry.value.utf8.firstIndex(of: UInt8(ascii: "=")),
                 Self.isValidInfoKey(entry.value[..<equals])
             else {

@@ -144,6 +144,8 @@ private struct Layout {
                     index += 1
                 }
                 guard index > start, range.contains(value) else { return .failure(start) }
+                // Made once at its size: grown by each of six fields, it was allocated again and again.
+                if values.isEmpty { values.reserveCapacity(pieces.count) }
                 values.append((field, value))
             }
         }
