@@ -43,8 +43,8 @@ import Testing
     struct EarlierSpy: EarlierOutput {
         var known: [Int: ScheduledNotification]
         var shared: [String: ScheduledNotification] = [:]
-        func notification(ofLine lineHash: Int) -> ScheduledNotification? { known[lineHash] }
-        func sharing(_ notification: consuming ScheduledNotification) -> ScheduledNotification {
+        func notification(ofLine lineHash: Int, at position: Int) -> ScheduledNotification? { known[lineHash] }
+        func sharing(_ notification: consuming ScheduledNotification, at position: Int) -> ScheduledNotification {
             if let known = shared[notification.id] { return known }
             return notification
         }

@@ -126,6 +126,29 @@ import Testing
         #expect(!zone(fresh, "tokyo").isSame(as: zone(first, "tokyo")))
     }
 
+    /// Lines edited where they were find the notification of then at their own position, and one after a line
+    /// that made none finds it by id: each shares what did not change, and reads as it would without the load
+    /// before.
+    @Test func linesEditedInPlaceOrMovedShareWithTheirEarlierNotification() throws {
+        let setup = try Setup()
+        defer { setup.directory.remove() }
+        try setup.prints(Self.lines)
+        let first = try setup.load()
+        let edited = Self.lines.map { $0.replacingOccurrences(of: #""Title":""#, with: #""Title":"Edited "#) }
+        for lines in [edited, [edited[2], edited[0], edited[1]]] {
+            try setup.prints(lines)
+            let second = try setup.load(after: first)
+            #expect(second.notifications.map(\.notification.title) == ["Edited Tokyo", "Edited Local"])
+            #expect(second.notifications.map(\.notification) == (try setup.load()).notifications.map(\.notification))
+            for (now, then) in zip(second.notifications, first.notifications) {
+                #expect(now.notification.trigger.timeZone?.isSame(as: then.notification.trigger.timeZone!) ?? true)
+                #expect(now.notification.trigger.instants == then.notification.trigger.instants)
+            }
+            let tokyo = try #require(second.notifications.first?.notification.trigger.timeZone)
+            #expect(tokyo.isSame(as: try #require(first.notifications.first?.notification.trigger.timeZone)))
+        }
+    }
+
     /// A changed output's lines printed before are taken as they were, at their new line numbers; a line that had
     /// something to say is read again and says it again, where it now is.
     @Test func aChangedOutputTakesTheLinesItPrintedBeforeAndReadsTheRest() throws {

@@ -122,7 +122,7 @@ public struct GeneratorOutput: Sendable {
                                 isMade[index] = false
                                 let hash = lineHash(text)
                                 var result: NotificationLoader.Result
-                                if let notification = earlier?.notification(ofLine: hash) {
+                                if let notification = earlier?.notification(ofLine: hash, at: index) {
                                     result = NotificationLoader.Result(id: notification.id, notification: notification)
                                 } else {
                                     if let direct = reader.directly(text, number: index + 1, &lineReader, &assignments)
@@ -133,7 +133,7 @@ public struct GeneratorOutput: Sendable {
                                         result = reader.validate(line, loader)
                                     }
                                     if let earlier, let notification = result.notification.take() {
-                                        result.notification = earlier.sharing(notification)
+                                        result.notification = earlier.sharing(notification, at: index)
                                     }
                                 }
                                 problems += result.diagnostics
@@ -409,8 +409,9 @@ private struct LineReader {
 /// (`GeneratorOutput.validated`).
 public protocol EarlierOutput: Sendable {
     /// The notification a line with `lineHash` (`GeneratorOutput.lineHash`) gave then, if it gave one with nothing
-    /// to say about it.
-    func notification(ofLine lineHash: Int) -> ScheduledNotification?
-    /// The notification of then equal to `notification`, to share its storage, or `notification` itself.
-    func sharing(_ notification: consuming ScheduledNotification) -> ScheduledNotification
+    /// to say about it. `position` is the line's among the lines read now: where it is if nothing moved.
+    func notification(ofLine lineHash: Int, at position: Int) -> ScheduledNotification?
+    /// The notification of then equal to `notification`, to share its storage, or `notification` itself; read now
+    /// from the line at `position`.
+    func sharing(_ notification: consuming ScheduledNotification, at position: Int) -> ScheduledNotification
 }

@@ -13,33 +13,44 @@ import ChimeCore
 /// (`GeneratorReuse.readsAlike`): a notification is a function of its line and of the zones' rules then.
 struct EarlierNotifications: EarlierOutput {
     private let notifications: ArraySlice<LoadedNotification>
-    private let index: NameIndex
+    /// The line hash of each of `notifications`; 0 for one not to be taken as it is, or none at all.
+    private let lineHashes: [Int]
     /// Positions by line hash; a line hash is never 0, so the lines kept as 0 are never found.
     private let lines: NameIndex
+    /// Positions by id, made by the first line read whose notification is not at its own line's position: an
+    /// output whose lines were edited in place finds each one there, and needs no index of a million ids.
+    private let ids = Locked<NameIndex?>(nil)
 
     /// - Parameter lineHashes: the line hash of each of `notifications` (0 for one not to be taken as it is).
     init(_ notifications: ArraySlice<LoadedNotification>, lineHashes: [Int]) {
         self.notifications = notifications
-        let start = notifications.startIndex
-        index = NameIndex(count: notifications.count) { notifications[start + $0].notification.id }
-        lines = NameIndex(hashes: lineHashes.count == notifications.count ? lineHashes : []) { _, _ in true }
+        self.lineHashes = lineHashes.count == notifications.count ? lineHashes : []
+        lines = NameIndex(hashes: self.lineHashes) { _, _ in true }
     }
 
-    /// The notification of the earlier line with `lineHash`, if it gave one. Called from several threads.
-    func notification(ofLine lineHash: Int) -> ScheduledNotification? {
-        guard let position = lines.position(ofHash: lineHash, where: { _ in true }) else { return nil }
-        return notifications[notifications.startIndex + position].notification
+    /// The notification of the earlier line with `lineHash`, if it gave one; looked for first at `position`, where
+    /// an output printed in the same order has it. Called from several threads.
+    func notification(ofLine lineHash: Int, at position: Int) -> ScheduledNotification? {
+        let found =
+            lineHashes.indices.contains(position) && lineHashes[position] == lineHash
+            ? position : lines.position(ofHash: lineHash, where: { _ in true })
+        guard let found else { return nil }
+        return notifications[notifications.startIndex + found].notification
     }
 
     /// The earlier notification of the same id when it equals `notification`; else `notification` sharing the
-    /// parts that equal the earlier one's, or as it is when there was none. Called from several threads.
-    func sharing(_ notification: consuming ScheduledNotification) -> ScheduledNotification {
+    /// parts that equal the earlier one's, or as it is when there was none. The earlier one is looked for first at
+    /// `position`. Called from several threads.
+    func sharing(_ notification: consuming ScheduledNotification, at position: Int) -> ScheduledNotification {
         var notification = notification
         notifications.withUnsafeBufferPointer { earlier in
-            guard let position = index.position(of: notification.id, { earlier[$0].notification.id }) else { return }
+            let found =
+                earlier.indices.contains(position) && earlier[position].notification.id == notification.id
+                ? position : index(earlier).position(of: notification.id, { earlier[$0].notification.id })
+            guard let found else { return }
             // Copied out once: passed from the buffer as it is, each call would copy it again, retaining and
             // releasing each of its parts, which another thread made.
-            let then = earlier[position].notification
+            let then = earlier[found].notification
             if then == notification {
                 notification = then
             } else {
@@ -47,5 +58,14 @@ struct EarlierNotifications: EarlierOutput {
             }
         }
         return notification
+    }
+
+    /// The index of ids, made once, by whichever thread needs it first.
+    private func index(_ earlier: UnsafeBufferPointer<LoadedNotification>) -> NameIndex {
+        nonisolated(unsafe) let earlier = earlier
+        return ids.withLock { index in
+            if index == nil { index = NameIndex(count: earlier.count) { earlier[$0].notification.id } }
+            return index!
+        }
     }
 }
