@@ -31,10 +31,25 @@ public enum SystemCall {
     public static func writeAll(
         _ descriptor: Int32, _ bytes: some Collection<UInt8>, call: @autoclosure () -> String
     ) throws(SystemCallError) {
-        var rest = Array(bytes)[...]
-        while !rest.isEmpty {
-            let written = try retrying(call()) { rest.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } }
-            rest = rest.dropFirst(written)
+        // From the bytes' own storage where they have one (a native string's): a snapshot of a MiB was copied, and
+        // the copy mapped and given back, at every write.
+        let written = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(SystemCallError) in
+                try writeAll(descriptor, UnsafeRawBufferPointer(buffer), call: call())
+            }
+        }
+        if let written { return try written.get() }
+        try Array(bytes).withUnsafeBytes { buffer in
+            Result { () throws(SystemCallError) in try writeAll(descriptor, buffer, call: call()) }
+        }.get()
+    }
+
+    private static func writeAll(
+        _ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, call: @autoclosure () -> String
+    ) throws(SystemCallError) {
+        var offset = 0
+        while offset < bytes.count {
+            offset += try retrying(call()) { write(descriptor, bytes.baseAddress! + offset, bytes.count - offset) }
         }
     }
 }

@@ -35,13 +35,19 @@ import Testing
         #expect(Errno.noSpace.description == "No space left on device")
     }
 
-    @Test func writeAllWritesEveryByte() throws {
+    /// From contiguous storage (an array, a native string) and from bytes that have none (a lazy collection).
+    @Test(arguments: ["array", "string", "lazy"])
+    func writeAllWritesEveryByte(of kind: String) throws {
         var ends: [Int32] = [-1, -1]
         #expect(pipe(&ends) == 0)
         defer { close(ends[0]) }
-        let bytes = (0..<60_000).map { UInt8(truncatingIfNeeded: $0) }
+        let bytes = (0..<60_000).map { UInt8(truncatingIfNeeded: $0 % 95 + 32) }
         // The pipe holds 64 KiB: everything fits, in however many writes it takes.
-        try SystemCall.writeAll(ends[1], bytes, call: "write")
+        switch kind {
+        case "array": try SystemCall.writeAll(ends[1], bytes, call: "write")
+        case "string": try SystemCall.writeAll(ends[1], String(decoding: bytes, as: UTF8.self).utf8, call: "write")
+        default: try SystemCall.writeAll(ends[1], bytes.lazy.map { $0 }, call: "write")
+        }
         close(ends[1])
         var read: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 8192)

@@ -34,6 +34,10 @@ final class SnapshotWriter: @unchecked Sendable {
     /// again each time was most of what an application's `Add` waited for. On the writer's queue only.
     private var written: [String: (item: Scheduler.Status.Item, backends: [String], text: String)] = [:]
     private var writtenAfter: Date?
+    /// The text of the last snapshot, kept for its storage: made anew, the snapshot of ten thousand requests (a MiB)
+    /// was mapped, faulted in and given back at every write, a millisecond of each `Add` (bench/daemon.md,
+    /// section 7). On the writer's queue only.
+    private var text = ""
 
     init(path: String) {
         self.path = path
@@ -64,7 +68,7 @@ final class SnapshotWriter: @unchecked Sendable {
                 return pending
             })
         else { return }
-        let text = self.text(status: status, facts: facts, now: now)
+        writeText(status: status, facts: facts, now: now)
         do {
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -75,13 +79,17 @@ final class SnapshotWriter: @unchecked Sendable {
         }
     }
 
-    /// The text of the file: `json`, with the scheduled items' objects taken from `written` where they are unchanged.
-    private func text(status: Scheduler.Status, facts: Facts, now: Date) -> String {
+    /// Makes `text` the text of the file, with the scheduled items' objects taken from `written` where they are
+    /// unchanged.
+    private func writeText(status: Scheduler.Status, facts: Facts, now: Date) {
         if writtenAfter != facts.lastRebuild {
             written = [:]
             writtenAfter = facts.lastRebuild
         }
-        var scheduled = "["
+        let (head, tail) = Self.members(status: status, facts: facts, now: now)
+        text.removeAll(keepingCapacity: true)
+        text += JSONValue.object(head).serialized.dropLast()
+        text += ",\"scheduled\":["
         var nowWritten: [String: (item: Scheduler.Status.Item, backends: [String], text: String)] = [:]
         nowWritten.reserveCapacity(status.scheduled.count)
         for (index, item) in status.scheduled.enumerated() {
@@ -92,14 +100,14 @@ final class SnapshotWriter: @unchecked Sendable {
             } else {
                 object = Self.json(item, backends: backends).serialized
             }
-            if index > 0 { scheduled += "," }
-            scheduled += object
+            if index > 0 { text += "," }
+            text += object
             nowWritten[item.id] = (item, backends, object)
         }
         written = nowWritten
-        let (head, tail) = Self.members(status: status, facts: facts, now: now)
-        return JSONValue.object(head).serialized.dropLast() + ",\"scheduled\":" + scheduled + "],"
-            + JSONValue.object(tail).serialized.dropFirst() + "\n"
+        text += "],"
+        text += JSONValue.object(tail).serialized.dropFirst()
+        text += "\n"
     }
 
     /// One scheduled item's object.
