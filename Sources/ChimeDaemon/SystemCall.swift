@@ -38,10 +38,8 @@ public enum SystemCall {
                 try writeAll(descriptor, UnsafeRawBufferPointer(buffer), call: call())
             }
         }
-        if let written { return try written.get() }
-        try Array(bytes).withUnsafeBytes { buffer in
-            Result { () throws(SystemCallError) in try writeAll(descriptor, buffer, call: call()) }
-        }.get()
+        guard let written else { return try writeAll(descriptor, Array(bytes), call: call()) }
+        try written.get()
     }
 
     private static func writeAll(

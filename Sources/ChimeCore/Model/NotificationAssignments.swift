@@ -79,16 +79,9 @@ struct NotificationAssignments {
     func values(_ key: NotificationKey) -> [NotificationAssignment] {
         // Counted first, so that the array is made once at its size: grown one append at a time, the two `Info=`
         // pairs of a generated line allocated twice.
-        var first = all.startIndex
+        let first = firstAfterReset(key)
         var count = 0
-        for index in all.indices where all[index].key == key {
-            if all[index].value.isEmpty {
-                first = index + 1
-                count = 0
-            } else {
-                count += 1
-            }
-        }
+        for index in first..<all.endIndex where all[index].key == key { count += 1 }
         guard count > 0 else { return [] }
         var result: [NotificationAssignment] = []
         result.reserveCapacity(count)
@@ -98,9 +91,14 @@ struct NotificationAssignments {
 
     /// The values of a list-valued key after the reset rule, as `values(_:)` has them, without an array made.
     func texts(_ key: NotificationKey) -> some Collection<String> {
+        all[firstAfterReset(key)...].lazy.filter { $0.key == key }.map(\.value)
+    }
+
+    /// Where the key's list starts: just after its last empty assignment, which drops those before it.
+    private func firstAfterReset(_ key: NotificationKey) -> Int {
         var first = all.startIndex
         for index in all.indices where all[index].key == key && all[index].value.isEmpty { first = index + 1 }
-        return all[first...].lazy.filter { $0.key == key }.map(\.value)
+        return first
     }
 
     /// Whether the key has any assignment left after the reset rule.
