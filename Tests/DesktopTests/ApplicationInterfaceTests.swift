@@ -281,11 +281,18 @@ import Testing
             "late", content: [("Title", .string("Late"))], trigger: [("At", .string(Self.stamp(start + 86_400)))])
         #expect(waitFor({ count() == 1_002 }, timeout: 5), "\(count())")
         #expect(listed().count == 1_000 && !listed().contains("\(Self.app):late"))
-        // Sooner than all of them: listed first by the time the call returns.
+        // Due with the last listed, but placed after it: not listed either, whatever its id.
+        _ = try await session.add(
+            "a-tied", content: [("Title", .string("Tied"))], trigger: [("At", .string(Self.stamp(start + 999)))])
+        #expect(waitFor({ count() == 1_003 }, timeout: 5), "\(count())")
+        #expect(listed().count == 1_000 && !listed().contains("\(Self.app):a-tied"))
+        // Sooner than all of them: listed first by the time the call returns, from a listing made anew.
         _ = try await session.add(
             "soon", content: [("Title", .string("Soon"))], trigger: [("At", .string(Self.stamp(Self.now + 3_600)))])
         #expect(listed().first == "\(Self.app):soon")
-        #expect(count() == 1_003)
+        #expect(count() == 1_004)
+        #expect(listed().count == 1_000 && !listed().contains("\(Self.app):a-tied"))
+        #expect(listed().last == "\(Self.app):r0998")
     }
 
     /// `chimectl add --app` sends the request over the interface, as the application would; `list` shows it.

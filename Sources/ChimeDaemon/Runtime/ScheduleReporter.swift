@@ -100,12 +100,13 @@ final class ScheduleReporter: @unchecked Sendable {
         }
     }
 
-    /// An application's request was placed, due at `due`. When the snapshot would not list it (due after the soonest
-    /// `listedLimit`), it changes no more than the count: `placed` runs at once, and the snapshot follows within
+    /// An application's request was placed anew, due at `due`. When the snapshot would not list it (due no sooner
+    /// than the last of the soonest `listedLimit`: ties are listed in the schedule's order, where a request placed
+    /// comes last), it changes no more than the count: `placed` runs at once, and the snapshot follows within
     /// `refreshInterval`. Otherwise as `requestsChanged`. A thousand listed notifications formatted again were most
     /// of what an `Add` waited for.
     func requestPlaced(due: Date, then placed: @escaping @Sendable () -> Void) {
-        if let listedThrough, due > listedThrough, waitingForSnapshot.isEmpty {
+        if let listedThrough, due >= listedThrough, waitingForSnapshot.isEmpty {
             scheduleChanged(countOnly: true)
             placed()
         } else {
