@@ -6,6 +6,12 @@ import Glibc
 /// fsync of the directory), and `occurrences.log`, an append-only journal of what happened since, synced on
 /// every flush. Loading replays the journal over the snapshot; a torn last line (a crash mid-write) is ignored
 /// and cut off, so that the next record starts a line of its own.
+///
+/// A compaction at a rebuild (`startCompaction`) renames the journal to `occurrences.log.N` and writes the snapshot
+/// on a queue of its own, so that deliveries do not wait for a million histories to be written; records made
+/// meanwhile go to a new journal. Once the snapshot is written the set-aside journals go. Until then (or after a
+/// crash, or a snapshot that could not be written) loading replays them, oldest first, between the snapshot and the
+/// journal: a record replayed over a snapshot that already holds it changes nothing.
 /// A snapshot that cannot be read (truncated, garbage, another version) is moved aside, reported, and the store
 /// starts empty.
 ///
@@ -20,6 +26,8 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     public let directory: String
     private let writeBytes: Write
     private let state = Locked(State())
+    /// Where snapshots are written, one at a time.
+    private let snapshotQueue = DispatchQueue(label: "chimed.state-snapshot", qos: .utility)
 
     /// What is recorded and not yet durable, the journal's descriptor, and the deliveries in flight.
     private struct State {
@@ -31,6 +39,10 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         var logDescriptor: Int32 = -1
         /// Records written to the journal since the snapshot was last rewritten (or found there at load).
         var journalRecords = 0
+        /// The numbers of the journals set aside (`occurrences.log.N`) and not yet folded into a snapshot.
+        var setAside: [Int] = []
+        /// Whether a snapshot is being written on `snapshotQueue`.
+        var compacting = false
         /// Deliveries handed off and not yet finished, by `id@microseconds`.
         var inFlight: [String: InterruptedDelivery] = [:]
         var interruptedAtLoad: [InterruptedDelivery] = []
@@ -55,11 +67,27 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
 
     var snapshotPath: String { directory + "/state.json" }
     var logPath: String { directory + "/occurrences.log" }
+    func setAsidePath(_ number: Int) -> String { logPath + ".\(number)" }
+
+    /// The numbers of the journals set aside in `directory`, oldest first.
+    private func setAsideNumbers() -> [Int] {
+        let prefix = "occurrences.log."
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.compactMap { name in
+            guard name.hasPrefix(prefix), let number = Int(name.dropFirst(prefix.count)), number > 0 else { return nil }
+            return number
+        }.sorted()
+    }
 
     public func load() -> (histories: [String: DeliveryHistory], problems: [String]) {
         let fileManager = FileManager.default
         let journal = fileManager.contents(atPath: logPath)
-        var stored = read(snapshot: fileManager.contents(atPath: snapshotPath), journal: journal)
+        let setAside = setAsideNumbers()
+        var stored = read(
+            snapshot: fileManager.contents(atPath: snapshotPath),
+            setAside: setAside.compactMap { number in
+                fileManager.contents(atPath: setAsidePath(number)).map { (setAsidePath(number), $0) }
+            }, journal: journal)
         if let journal, let last = journal.last, last != UInt8(ascii: "\n") {
             // Appended to, the torn last record would swallow the next one; `read` already left it out.
             let kept = journal.lastIndex(of: UInt8(ascii: "\n")).map { $0 - journal.startIndex + 1 } ?? 0
@@ -81,6 +109,7 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
             state.inFlight = stored.inFlight
             state.interruptedAtLoad = stored.inFlight.values.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }
             state.journalRecords = stored.journalRecords
+            state.setAside = setAside
         }
         return (stored.histories, stored.problems)
     }
@@ -93,6 +122,9 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         let fileManager = FileManager.default
         return store.read(
             snapshot: fileManager.contents(atPath: store.snapshotPath),
+            setAside: store.setAsideNumbers().compactMap { number in
+                fileManager.contents(atPath: store.setAsidePath(number)).map { (store.setAsidePath(number), $0) }
+            },
             journal: fileManager.contents(atPath: store.logPath)
         ).histories
     }
@@ -102,7 +134,7 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         public var histories: [String: DeliveryHistory] = [:]
         /// The deliveries handed off and not finished, by `id@microseconds`.
         public var inFlight: [String: InterruptedDelivery] = [:]
-        /// The records in the journal, torn or not: how far it is from wanting a compaction.
+        /// The records in the journals, torn or not: how far they are from wanting a compaction.
         public var journalRecords = 0
         /// False when there was a snapshot and it was not a chime state file; it then counts as empty.
         public var isSnapshotReadable = true
@@ -110,10 +142,10 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         public var problems: [String] = []
     }
 
-    /// Replays the bytes of `occurrences.log` (`journal`) over those of `state.json` (`snapshot`); `nil` for a file
-    /// that does not exist. Never fails: what cannot be read is left out and, unless it is a torn last record,
-    /// reported.
-    public func read(snapshot: Data?, journal: Data?) -> Contents {
+    /// Replays the bytes of the journals set aside (`setAside`, paths and bytes, oldest first) and of
+    /// `occurrences.log` (`journal`) over those of `state.json` (`snapshot`); `nil` for a file that does not exist.
+    /// Never fails: what cannot be read is left out and, unless it is a torn last record, reported.
+    public func read(snapshot: Data?, setAside: [(path: String, bytes: Data)] = [], journal: Data?) -> Contents {
         var contents = Contents()
         if let snapshot {
             if let parsed = Self.parseSnapshot(snapshot) {
@@ -125,25 +157,31 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
                 contents.isSnapshotReadable = false
             }
         }
-        guard let journal else { return contents }
+        for earlier in setAside { replay(earlier.bytes, from: earlier.path, into: &contents) }
+        if let journal { replay(journal, from: logPath, into: &contents) }
+        return contents
+    }
+
+    private func replay(_ journal: Data, from path: String, into contents: inout Contents) {
         let lines = journal.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        contents.journalRecords = lines.count - 1
+        contents.journalRecords += lines.count - 1
         for (number, line) in lines.enumerated() where !line.isEmpty {
             guard let record = Self.parseRecord(Data(line)) else {
                 // Only the last line can be torn by a crash; anything else is damage worth reporting.
                 if number < lines.count - 2 {
-                    contents.problems.append("\(logPath):\(number + 1): unreadable record, ignoring")
+                    contents.problems.append("\(path):\(number + 1): unreadable record, ignoring")
                 }
                 continue
             }
             contents.replay(record)
         }
-        return contents
     }
 
     public func interrupted() -> [InterruptedDelivery] { state.withLock { $0.interruptedAtLoad } }
 
-    public var wantsCompaction: Bool { state.withLock { $0.journalRecords >= Self.compactionThreshold } }
+    public var wantsCompaction: Bool {
+        state.withLock { !$0.compacting && $0.journalRecords >= Self.compactionThreshold }
+    }
 
     /// One record for all of them: `{"first_seen":["a","b",…],"at":…}` (one id alone is a string, as it always
     /// was).
@@ -200,58 +238,113 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     }
 
     public func flush() throws {
-        try state.withLock { state in
-            if !state.pending.isEmpty {
-                // Copied once, record by record: joined into one string and that into bytes, the first sightings of
-                // a million (16 MB) were copied three times on the scheduler's queue at a start.
-                state.unwritten.reserveCapacity(
-                    state.unwritten.count + state.pending.reduce(0) { $0 + $1.utf8.count + 1 })
-                for record in state.pending {
-                    state.unwritten.append(contentsOf: record.utf8)
-                    state.unwritten.append(UInt8(ascii: "\n"))
-                }
-                state.journalRecords += state.pending.count
-                state.pending.removeAll(keepingCapacity: true)
+        try state.withLock { try flush(&$0) }
+    }
+
+    private func flush(_ state: inout State) throws {
+        if !state.pending.isEmpty {
+            // Copied once, record by record: joined into one string and that into bytes, the first sightings of
+            // a million (16 MB) were copied three times on the scheduler's queue at a start.
+            state.unwritten.reserveCapacity(
+                state.unwritten.count + state.pending.reduce(0) { $0 + $1.utf8.count + 1 })
+            for record in state.pending {
+                state.unwritten.append(contentsOf: record.utf8)
+                state.unwritten.append(UInt8(ascii: "\n"))
             }
-            guard !state.unwritten.isEmpty || !state.synced else { return }
-            if state.logDescriptor < 0 {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                state.logDescriptor = try SystemCall.retrying("open \(logPath)") {
-                    open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-                }
-            }
-            let descriptor = state.logDescriptor
-            // Byte by byte what was written leaves `unwritten`: a write cut short keeps the rest, in order.
-            while !state.unwritten.isEmpty {
-                let written = try SystemCall.retrying("write \(logPath)") {
-                    state.unwritten.withUnsafeBytes { writeBytes(descriptor, $0) }
-                }
-                state.unwritten.removeFirst(written)
-                state.synced = false
-            }
-            // Not kept at the size of the largest record ever written (a start's first sightings).
-            state.unwritten = []
-            try SystemCall.retrying("fdatasync \(logPath)") { fdatasync(descriptor) }
-            state.synced = true
+            state.journalRecords += state.pending.count
+            state.pending.removeAll(keepingCapacity: true)
         }
+        guard !state.unwritten.isEmpty || !state.synced else { return }
+        if state.logDescriptor < 0 {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            state.logDescriptor = try SystemCall.retrying("open \(logPath)") {
+                open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+            }
+        }
+        let descriptor = state.logDescriptor
+        // Byte by byte what was written leaves `unwritten`: a write cut short keeps the rest, in order.
+        while !state.unwritten.isEmpty {
+            let written = try SystemCall.retrying("write \(logPath)") {
+                state.unwritten.withUnsafeBytes { writeBytes(descriptor, $0) }
+            }
+            state.unwritten.removeFirst(written)
+            state.synced = false
+        }
+        // Not kept at the size of the largest record ever written (a start's first sightings).
+        state.unwritten = []
+        try SystemCall.retrying("fdatasync \(logPath)") { fdatasync(descriptor) }
+        state.synced = true
     }
 
     public func compact(_ histories: [String: DeliveryHistory]) throws {
-        try state.withLock { state in
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let text = Self.snapshotText(histories, inFlight: state.inFlight.values)
-            try AtomicFile.write(text, to: snapshotPath, mode: 0o644)
-            // The snapshot now holds everything the journal said; start the journal afresh.
+        // After a snapshot being written in the background, which this one replaces.
+        try snapshotQueue.sync {
+            try state.withLock { state in
+                try writeSnapshot(histories, inFlight: state.inFlight.values)
+                // The snapshot now holds everything the journals said; start the journal afresh.
+                if state.logDescriptor >= 0 {
+                    close(state.logDescriptor)
+                    state.logDescriptor = -1
+                }
+                state.pending.removeAll()
+                state.unwritten.removeAll()
+                state.synced = true
+                state.journalRecords = 0
+                unlink(logPath)
+                for number in state.setAside { unlink(setAsidePath(number)) }
+                state.setAside = []
+            }
+        }
+    }
+
+    /// Makes what was recorded durable, sets the journal aside and writes the snapshot of `histories` (the table as it
+    /// stands now) and of the deliveries in flight on `snapshotQueue`; records made meanwhile go to a new journal.
+    /// `finished` runs there, with the error when the snapshot could not be written: the set-aside journals then stay
+    /// (loading replays them) and the next compaction folds them in.
+    public func startCompaction(
+        _ histories: [String: DeliveryHistory], finished: @escaping @Sendable ((any Error)?) -> Void
+    ) throws {
+        let (number, records, inFlight) = try state.withLock { state in
+            try flush(&state)
             if state.logDescriptor >= 0 {
                 close(state.logDescriptor)
                 state.logDescriptor = -1
             }
-            state.pending.removeAll()
-            state.unwritten.removeAll()
-            state.synced = true
+            let number = (state.setAside.last ?? 0) + 1
+            if rename(logPath, setAsidePath(number)) == 0 {
+                state.setAside.append(number)
+            } else if errno != ENOENT {
+                throw SystemCallError(call: "rename \(logPath)", errno: .current)
+            }
+            let records = state.journalRecords
             state.journalRecords = 0
-            unlink(logPath)
+            state.compacting = true
+            return (number, records, Array(state.inFlight.values))
         }
+        snapshotQueue.async { [self] in
+            let error: (any Error)?
+            do {
+                try writeSnapshot(histories, inFlight: inFlight)
+                error = nil
+            } catch let failure {
+                error = failure
+            }
+            state.withLock { state in
+                state.compacting = false
+                // Still to be folded in: the next rebuild tries again.
+                guard error == nil else { return state.journalRecords += records }
+                for folded in state.setAside where folded <= number { unlink(setAsidePath(folded)) }
+                state.setAside.removeAll { $0 <= number }
+            }
+            finished(error)
+        }
+    }
+
+    private func writeSnapshot(
+        _ histories: [String: DeliveryHistory], inFlight: some Collection<InterruptedDelivery>
+    ) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try AtomicFile.write(Self.snapshotText(histories, inFlight: inFlight), to: snapshotPath, mode: 0o644)
     }
 
     /// The text of `state.json`: `{"version":1,"notifications":{ID:{"first_seen":…,"last_occurrence":…},…},

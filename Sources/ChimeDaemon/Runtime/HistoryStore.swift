@@ -37,11 +37,27 @@ public protocol HistoryStore: AnyObject, Sendable {
     /// Makes the recorded changes durable; called before the timer is re-armed. When it throws (the disk is
     /// full), what it could not write is kept, in order, and the next call writes it before anything newer.
     func flush() throws
-    /// Replaces the stored state by `histories` and the deliveries still in flight (at stop, and after a rebuild
-    /// once `wantsCompaction` says the journal has grown).
+    /// Replaces the stored state by `histories` and the deliveries still in flight (at stop).
     func compact(_ histories: [String: DeliveryHistory]) throws
+    /// Replaces the stored state by `histories` (the table as it stands) and the deliveries in flight, without making
+    /// the caller wait for it (after a rebuild, once `wantsCompaction` says the journal has grown): what is recorded
+    /// from now on is kept apart from it. `finished` runs, on any thread, once it is done, with the error when it
+    /// failed (nothing is lost then: what it was to replace stays).
+    /// - Throws: when it cannot start, having written nothing; `finished` is not called then.
+    func startCompaction(
+        _ histories: [String: DeliveryHistory], finished: @escaping @Sendable ((any Error)?) -> Void) throws
     /// Whether enough has been recorded since the last compaction that rewriting the snapshot pays off.
     var wantsCompaction: Bool { get }
+}
+
+extension HistoryStore {
+    /// At once, as `compact`: for stores whose compaction costs little.
+    public func startCompaction(
+        _ histories: [String: DeliveryHistory], finished: @escaping @Sendable ((any Error)?) -> Void
+    ) throws {
+        try compact(histories)
+        finished(nil)
+    }
 }
 
 extension InterruptedDelivery {

@@ -6,8 +6,8 @@ import Foundation
 ///
 /// The store keeps what it could not write, and every later write (each fire, each rebuild, and every
 /// `retryInterval` meanwhile, when the scheduler's timer wakes for `retryDue`) tries it again. Not thread-safe: the
-/// scheduler's.
-final class StateWriter {
+/// scheduler's (but for the end of a compaction in the background).
+final class StateWriter: @unchecked Sendable {
     private let store: any HistoryStore
     private let clock: any WallClock
     private let log: any EventLog
@@ -18,8 +18,9 @@ final class StateWriter {
     private(set) var retryDue: Int64?
     /// While state cannot be written: since when, and how many writes have failed.
     private var failure: (since: Date, attempts: Int)?
-    /// Whether compacting the state failed (while the journal could still be written) and was reported.
-    private var compactionFailed = false
+    /// Whether compacting the state failed (while the journal could still be written) and was reported; a compaction
+    /// in the background ends on another thread.
+    private let compactionFailed = Locked(false)
 
     init(store: any HistoryStore, clock: any WallClock, log: any EventLog) {
         self.store = store
@@ -32,9 +33,18 @@ final class StateWriter {
         write { try store.flush() }
     }
 
-    /// Compacts when the store asks for it, else flushes: at each rebuild.
+    /// At each rebuild: starts a compaction in the background when the store asks for one, else flushes.
     func flushOrCompact(_ histories: @autoclosure () -> [String: DeliveryHistory]) {
-        if store.wantsCompaction { compactOrFlush(histories()) } else { flush() }
+        guard store.wantsCompaction else { return flush() }
+        let histories = histories()
+        write {
+            do {
+                try store.startCompaction(histories) { [self] error in compactionEnded(error) }
+            } catch {
+                try store.flush()
+                compactionEnded(error)
+            }
+        }
     }
 
     /// Rewrites the snapshot of the state, or, when that fails (a full disk has room for a record but not a
@@ -44,19 +54,26 @@ final class StateWriter {
         write {
             do {
                 try store.compact(histories)
-                compactionFailed = false
-                return
+                compactionEnded(nil)
             } catch {
                 try store.flush()
-                guard !compactionFailed else { return }
-                compactionFailed = true
-                log.record(
-                    DaemonEvent(
-                        .stateError,
-                        "Cannot compact the state (\(error)); the journal keeps it, compacting at a later rebuild",
-                        fields: [("CHIME_ERROR", "\(error)")], priority: .warning))
+                compactionEnded(error)
             }
         }
+    }
+
+    /// Reports the first compaction that failed after one that did not.
+    private func compactionEnded(_ error: (any Error)?) {
+        let reported = compactionFailed.withLock { failed in
+            defer { failed = error != nil }
+            return failed
+        }
+        guard let error, !reported else { return }
+        log.record(
+            DaemonEvent(
+                .stateError,
+                "Cannot compact the state (\(error)); the journal keeps it, compacting at a later rebuild",
+                fields: [("CHIME_ERROR", "\(error)")], priority: .warning))
     }
 
     /// Writes state, reporting (not throwing) a failure: the schedule goes on, the operator is told once.
