@@ -89,6 +89,35 @@ import Testing
         #expect(delivered == (1...5).map { TestDate.timestamp("2026-11-02 0\($0):00 UTC") })
     }
 
+    /// At a first start with nothing stored the table of first sightings is made while preparing and taken whole; with
+    /// histories stored, new ones join them. Either way only enabled notifications are seen, and the store hears of
+    /// the same.
+    @Test func firstSightingsAtAFirstStartAndAfterARestart() {
+        let clock = ManualClock(TestDate.timestamp("2026-11-02 00:00 UTC"))
+        let store = MemoryHistoryStore()
+        let files = [("water", "[Trigger]\nEvery=1h\n"), ("off", "[Notification]\nEnabled=no\n[Trigger]\nEvery=1h\n")]
+        do {
+            let (scheduler, _, _) = Self.restart(clock, store: store)
+            scheduler.install(SchedulerTests.schedule(files))
+            #expect(scheduler.histories == ["water": DeliveryHistory(firstSeen: clock.now())])
+            #expect(store.stored == scheduler.histories)
+            clock.advance(to: TestDate.timestamp("2026-11-02 01:30 UTC"))
+            scheduler.saveState()
+        }
+        let (scheduler, dispatcher, _) = Self.restart(clock, store: store)
+        scheduler.install(SchedulerTests.schedule(files + [("tea", "[Trigger]\nEvery=1h\n")]))
+        #expect(
+            scheduler.histories == [
+                "water": DeliveryHistory(
+                    firstSeen: TestDate.timestamp("2026-11-02 00:00 UTC"),
+                    lastOccurrence: TestDate.timestamp("2026-11-02 01:00 UTC")),
+                "tea": DeliveryHistory(firstSeen: TestDate.timestamp("2026-11-02 01:30 UTC")),
+            ])
+        #expect(store.stored == scheduler.histories)
+        clock.advance(to: TestDate.timestamp("2026-11-02 02:30 UTC"))
+        #expect(dispatcher.records.map(\.id) == ["water", "tea"])
+    }
+
     /// A dispatcher whose deliveries never finish, as when the process dies during them.
     final class StuckDispatcher: DeliveryDispatching, @unchecked Sendable {
         func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void) {}

@@ -6,14 +6,14 @@ import Glibc
 /// fsync of the directory), and `occurrences.log`, an append-only journal of what happened since, synced on
 /// every flush. Loading replays the journal over the snapshot; a torn last line (a crash mid-write) is ignored
 /// and cut off, so that the next record starts a line of its own.
+/// A snapshot that cannot be read (truncated, garbage, another version) is moved aside, reported, and the store
+/// starts empty.
 ///
 /// A compaction at a rebuild (`startCompaction`) renames the journal to `occurrences.log.N` and writes the snapshot
 /// on a queue of its own, so that deliveries do not wait for a million histories to be written; records made
 /// meanwhile go to a new journal. Once the snapshot is written the set-aside journals go. Until then (or after a
 /// crash, or a snapshot that could not be written) loading replays them, oldest first, between the snapshot and the
 /// journal: a record replayed over a snapshot that already holds it changes nothing.
-/// A snapshot that cannot be read (truncated, garbage, another version) is moved aside, reported, and the store
-/// starts empty.
 ///
 /// A flush that fails part-way (ENOSPC) keeps the bytes it did not write; the next flush goes on from there, so the
 /// journal never holds a record twice or one glued to another, and nothing recorded meanwhile is lost.
@@ -69,25 +69,25 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     var logPath: String { directory + "/occurrences.log" }
     func setAsidePath(_ number: Int) -> String { logPath + ".\(number)" }
 
-    /// The numbers of the journals set aside in `directory`, oldest first.
-    private func setAsideNumbers() -> [Int] {
+    /// The journals set aside in `directory`, oldest first: their numbers, paths and bytes.
+    private func setAsideJournals() -> [(number: Int, path: String, bytes: Data)] {
         let prefix = "occurrences.log."
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.compactMap { name in
-            guard name.hasPrefix(prefix), let number = Int(name.dropFirst(prefix.count)), number > 0 else { return nil }
-            return number
-        }.sorted()
+            guard name.hasPrefix(prefix), let number = Int(name.dropFirst(prefix.count)), number > 0,
+                let bytes = FileManager.default.contents(atPath: setAsidePath(number))
+            else { return nil }
+            return (number, setAsidePath(number), bytes)
+        }.sorted { $0.number < $1.number }
     }
 
     public func load() -> (histories: [String: DeliveryHistory], problems: [String]) {
         let fileManager = FileManager.default
         let journal = fileManager.contents(atPath: logPath)
-        let setAside = setAsideNumbers()
+        let setAside = setAsideJournals()
         var stored = read(
-            snapshot: fileManager.contents(atPath: snapshotPath),
-            setAside: setAside.compactMap { number in
-                fileManager.contents(atPath: setAsidePath(number)).map { (setAsidePath(number), $0) }
-            }, journal: journal)
+            snapshot: fileManager.contents(atPath: snapshotPath), setAside: setAside.map { ($0.path, $0.bytes) },
+            journal: journal)
         if let journal, let last = journal.last, last != UInt8(ascii: "\n") {
             // Appended to, the torn last record would swallow the next one; `read` already left it out.
             let kept = journal.lastIndex(of: UInt8(ascii: "\n")).map { $0 - journal.startIndex + 1 } ?? 0
@@ -109,7 +109,7 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
             state.inFlight = stored.inFlight
             state.interruptedAtLoad = stored.inFlight.values.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }
             state.journalRecords = stored.journalRecords
-            state.setAside = setAside
+            state.setAside = setAside.map(\.number)
         }
         return (stored.histories, stored.problems)
     }
@@ -122,9 +122,7 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         let fileManager = FileManager.default
         return store.read(
             snapshot: fileManager.contents(atPath: store.snapshotPath),
-            setAside: store.setAsideNumbers().compactMap { number in
-                fileManager.contents(atPath: store.setAsidePath(number)).map { (store.setAsidePath(number), $0) }
-            },
+            setAside: store.setAsideJournals().map { ($0.path, $0.bytes) },
             journal: fileManager.contents(atPath: store.logPath)
         ).histories
     }

@@ -30,6 +30,21 @@ final class HistoryTable: @unchecked Sendable {
         lock.withLock { histories[id]?.lastOccurrence = occurrence }
     }
 
+    /// Whether no history is known, from any thread.
+    var isEmpty: Bool { lock.withLock { histories.isEmpty } }
+
+    /// On the scheduler's queue: the histories of ids first seen, made elsewhere (`PreparedSchedule.firstSeenTable`),
+    /// where they are not known yet; taken whole when nothing else is.
+    func recordFirstSeen(_ table: [String: DeliveryHistory]) {
+        lock.withLock {
+            if histories.isEmpty {
+                histories = table
+            } else {
+                histories.merge(table) { known, _ in known }
+            }
+        }
+    }
+
     /// On the scheduler's queue: `ids` first seen at `date`, where they are not known yet.
     func recordFirstSeen(_ ids: [String], at date: Date) {
         let history = DeliveryHistory(firstSeen: date)

@@ -37,6 +37,8 @@ struct PreparedSchedule: Sendable {
     var coalesces = false
     /// Ids seen for the first time, at `now`.
     var firstSeen: [String] = []
+    /// The histories of `firstSeen`, made while preparing when there were no others (a first start).
+    var firstSeenTable: [String: DeliveryHistory]?
     /// New or changed entries with a one-shot instant already past, not reported yet.
     var pastInstants: [Int] = []
     /// For each entry of the basis, its index in this schedule, or -1.
@@ -195,9 +197,28 @@ struct PreparedSchedule: Sendable {
                 items.append(item)
             }
         }
-        loaded.notifications.withUnsafeBufferPointer { installed in
-            basis.entries.withUnsafeBufferPointer { before in prepareLoop(installed, before) }
+        // At a first start with no stored history every enabled notification is seen for the first time: their table
+        // is made beside the serial part of the preparation, where merging it at the commit held the scheduler's
+        // queue for a million insertions.
+        var firstSeenTable: [String: DeliveryHistory]?
+        let makesTable = isFirstInstall && basis.entries.isEmpty && basis.histories.isEmpty
+        ParallelWork.perform(iterations: makesTable ? 2 : 1, threads: loaded.notifications.count < 10_000 ? 1 : 2) {
+            part in
+            if part == 0 {
+                loaded.notifications.withUnsafeBufferPointer { installed in
+                    basis.entries.withUnsafeBufferPointer { before in prepareLoop(installed, before) }
+                }
+            } else {
+                var table = [String: DeliveryHistory](minimumCapacity: loaded.notifications.count)
+                loaded.notifications.withUnsafeBufferPointer { installed in
+                    for index in installed.indices where installed[index].notification.isEnabled {
+                        table[installed[index].notification.id] = fresh
+                    }
+                }
+                firstSeenTable = table
+            }
         }
+        self.firstSeenTable = firstSeenTable
         // Handed over whole, so that the heap is ordered in this storage rather than in a copy of it.
         var unordered: [OccurrenceQueue.Item] = []
         swap(&unordered, &items)

@@ -219,9 +219,14 @@ public final class Scheduler: @unchecked Sendable {
             let historyTable = self.historyTable
             let store = self.store
             let firstSeen = prepared.firstSeen
-            ParallelWork.perform(iterations: 2, threads: firstSeen.count < 10_000 ? 1 : 2) { part in
+            let table = prepared.firstSeenTable
+            ParallelWork.perform(iterations: 2, threads: firstSeen.count < 10_000 || table != nil ? 1 : 2) { part in
                 if part == 0 {
-                    historyTable.recordFirstSeen(firstSeen, at: now)
+                    if let table {
+                        historyTable.recordFirstSeen(table)
+                    } else {
+                        historyTable.recordFirstSeen(firstSeen, at: now)
+                    }
                 } else {
                     store.recordFirstSeen(firstSeen, at: now)
                 }
