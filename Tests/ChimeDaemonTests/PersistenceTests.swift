@@ -191,6 +191,20 @@ import Testing
         #expect(histories["late"] == DeliveryHistory(firstSeen: TestDate.timestamp("2026-11-02 01:00 UTC")))
     }
 
+    /// Quoted in shares side by side from 65,536 on: the same record, ids in order.
+    @Test func manyFirstSightingsQuotedInSharesAreOneRecordInOrder() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-state")
+        defer { directory.remove() }
+        let store = FileHistoryStore(directory: directory.path)
+        let ids = (0..<70_001).map { $0 % 1000 == 0 ? "quoted \"\($0)\"" : "n\($0)" }
+        store.recordFirstSeen(ids, at: TestDate.timestamp("2026-11-02 00:00 UTC"))
+        try store.flush()
+        let log = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/occurrences.log"))
+        let record = try JSONSerialization.jsonObject(with: log) as? [String: Any]
+        #expect(record?["first_seen"] as? [String] == ids)
+        #expect(record?["at"] as? String == "2026-11-02T00:00:00.000000Z")
+    }
+
     @Test func firstSightingsAreTheJSONTheyAlwaysWere() throws {
         let directory = try TemporaryDirectory(prefix: "chime-state")
         defer { directory.remove() }

@@ -17,20 +17,35 @@ public final class CalendarCache: Sendable {
 
     /// A notification's events: their texts and the zone they are read in.
     struct Key: Hashable, Sendable {
-        var zone: String
+        let zone: String
         /// The first text, and the others: nearly every notification has one event, and no array of its own.
-        var first: String
-        var others: [String]
+        let first: String
+        let others: [String]
+        /// The texts hashed once, for the shard and the table both: every notification of a load asks.
+        let hash: Int
 
         init(_ texts: some Collection<String>, zone: ZoneRules) {
             self.zone = zone.name
             first = texts.first ?? ""
             others = texts.count > 1 ? Array(texts.dropFirst()) : []
+            var hasher = Hasher()
+            hasher.combine(self.zone)
+            hasher.combine(first)
+            hasher.combine(others)
+            hash = hasher.finalize()
+        }
+
+        static func == (a: Key, b: Key) -> Bool {
+            a.hash == b.hash && a.first == b.first && a.zone == b.zone && a.others == b.others
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(hash)
         }
     }
 
     private func shard(for key: Key) -> Locked<State> {
-        shards[Int(UInt(bitPattern: key.hashValue) % UInt(shards.count))]
+        shards[Int(UInt(bitPattern: key.hash) % UInt(shards.count))]
     }
 
     func calendars(for key: Key) -> [CalendarSpec]? {

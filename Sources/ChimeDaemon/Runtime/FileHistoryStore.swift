@@ -192,10 +192,22 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         if ids.count == 1 {
             JSONValue.quote(ids[0], into: &line)
         } else {
+            // A first start of a million quotes them on the scheduler's queue: a share on each core.
+            let shares = ids.count < 65_536 ? 1 : 64
+            let texts = Array(0..<shares).concurrentMap { share in
+                let range = share * ids.count / shares..<(share + 1) * ids.count / shares
+                var text = ""
+                text.reserveCapacity(range.count * 24)
+                for index in range {
+                    if index > range.lowerBound { text += "," }
+                    JSONValue.quote(ids[index], into: &text)
+                }
+                return text
+            }
             line += "["
-            for (index, id) in ids.enumerated() {
-                if index > 0 { line += "," }
-                JSONValue.quote(id, into: &line)
+            for (share, text) in texts.enumerated() {
+                if share > 0 { line += "," }
+                line += text
             }
             line += "]"
         }
