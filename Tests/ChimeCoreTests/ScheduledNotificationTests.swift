@@ -77,7 +77,8 @@ import Testing
     /// and is still itself.
     @Test func equalPartsAreSharedWithTheNotificationBefore() throws {
         func read(_ title: String) throws -> ScheduledNotification {
-            var notification = ScheduledNotification(id: "exam", title: title, trigger: Trigger())
+            var notification = ScheduledNotification(
+                id: "exam", title: String(decoding: Array(title.utf8), as: UTF8.self), trigger: Trigger())
             // Made at run time, each a string of its own (a literal is one for all).
             notification.body = ["Room 4B", "second floor", "bring a calculator"].joined(separator: ", ")
             notification.info = [(key: "room", value: "4B"), (key: "course", value: "Linear Algebra II")]
@@ -102,5 +103,16 @@ import Testing
             shared.trigger.calendars.withUnsafeBufferPointer { $0.baseAddress }
                 == before.trigger.calendars.withUnsafeBufferPointer { $0.baseAddress })
         #expect(shared.info.map(\.value) == ["4B", "Linear Algebra II"])
+
+        // Read in place: a changed one shares the same parts; an equal one becomes the one before, storage and all.
+        var inPlace = now
+        withUnsafePointer(to: before) { inPlace.share(withNotificationAt: $0) }
+        #expect(inPlace == now)
+        #expect(same(inPlace.body, before.body) && !same(inPlace.title, before.title))
+        var again = try read("Exam: Linear Algebra")
+        #expect(!same(again.title, before.title))
+        withUnsafePointer(to: before) { again.share(withNotificationAt: $0) }
+        #expect(again == before)
+        #expect(same(again.title, before.title))
     }
 }

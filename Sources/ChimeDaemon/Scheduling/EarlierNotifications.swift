@@ -48,17 +48,15 @@ struct EarlierNotifications: EarlierOutput {
                 earlier.indices.contains(position) && earlier[position].notification.id == notification.id
                 ? position : index(earlier).position(of: notification.id, { earlier[$0].notification.id })
             guard let found else { return }
-            // Copied out once: passed from the buffer as it is, each call would copy it again, retaining and
-            // releasing each of its parts, which another thread made.
-            let then = earlier[found].notification
-            if then == notification {
-                notification = then
-            } else {
-                notification.shareEqualParts(with: then)
-            }
+            let entry = UnsafeRawPointer(earlier.baseAddress! + found)
+            notification.share(
+                withNotificationAt: (entry + Self.notificationOffset).assumingMemoryBound(
+                    to: ScheduledNotification.self))
         }
         return notification
     }
+
+    private static let notificationOffset = MemoryLayout<LoadedNotification>.offset(of: \.notification)!
 
     /// The index of ids, made once, by whichever thread needs it first.
     private func index(_ earlier: UnsafeBufferPointer<LoadedNotification>) -> NameIndex {
