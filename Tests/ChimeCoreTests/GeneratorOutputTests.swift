@@ -44,9 +44,8 @@ import Testing
         var known: [Int: ScheduledNotification]
         var shared: [String: ScheduledNotification] = [:]
         func notification(ofLine lineHash: Int, at position: Int) -> ScheduledNotification? { known[lineHash] }
-        func sharing(_ notification: consuming ScheduledNotification, at position: Int) -> ScheduledNotification {
-            if let known = shared[notification.id] { return known }
-            return notification
+        func share(_ notification: inout ScheduledNotification, at position: Int) {
+            if let known = shared[notification.id] { notification = known }
         }
     }
 

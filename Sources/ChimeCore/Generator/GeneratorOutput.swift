@@ -132,8 +132,8 @@ public struct GeneratorOutput: Sendable {
                                         guard let line = reader.line(text, number: index + 1) else { continue }
                                         result = reader.validate(line, loader)
                                     }
-                                    if let earlier, let notification = result.notification.take() {
-                                        result.notification = earlier.sharing(notification, at: index)
+                                    if let earlier, result.notification != nil {
+                                        earlier.share(&result.notification!, at: index)
                                     }
                                 }
                                 problems += result.diagnostics
@@ -411,7 +411,7 @@ public protocol EarlierOutput: Sendable {
     /// The notification a line with `lineHash` (`GeneratorOutput.lineHash`) gave then, if it gave one with nothing
     /// to say about it. `position` is the line's among the lines read now: where it is if nothing moved.
     func notification(ofLine lineHash: Int, at position: Int) -> ScheduledNotification?
-    /// The notification of then equal to `notification`, to share its storage, or `notification` itself; read now
-    /// from the line at `position`.
-    func sharing(_ notification: consuming ScheduledNotification, at position: Int) -> ScheduledNotification
+    /// Makes `notification`, read now from the line at `position`, the one of then equal to it, to share its storage,
+    /// or else share the parts they have in common; in place, where a copy in and out retained every part twice.
+    func share(_ notification: inout ScheduledNotification, at position: Int)
 }

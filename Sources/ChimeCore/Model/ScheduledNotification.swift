@@ -213,30 +213,26 @@ public struct ScheduledNotification: Sendable, Equatable {
         self.trigger = trigger
     }
 
-    /// Becomes the notification at `earlier` when the two are equal, or else shares the parts they have in common: the
-    /// earlier one read where it is. Passed by value from another module it would be copied first, each of its parts
-    /// retained and released, parts another thread made (half of what comparing cost in an edited rebuild).
+    /// Becomes the notification at `earlier` when the two are equal, or else takes each of its parts that equals the
+    /// earlier one's (the title, the body, the `Info=` pairs, the trigger, the rarely set keys as a whole), so that
+    /// the two share its storage: a rebuild that reads a notification again, changed in one key, keeps one copy of the
+    /// rest. The earlier one is read part by part where it lies: passed whole to a function it would be copied first,
+    /// each of its parts retained and released, parts another thread made.
     public mutating func share(withNotificationAt earlier: UnsafePointer<ScheduledNotification>) {
-        if earlier.pointee == self {
-            self = earlier.pointee
-        } else {
-            shareEqualParts(with: earlier.pointee)
+        var isSame =
+            id == earlier.pointee.id && urgency == earlier.pointee.urgency && isEnabled == earlier.pointee.isEnabled
+        if title == earlier.pointee.title { title = earlier.pointee.title } else { isSame = false }
+        if body == earlier.pointee.body { body = earlier.pointee.body } else { isSame = false }
+        if packedInfo == earlier.pointee.packedInfo { packedInfo = earlier.pointee.packedInfo } else { isSame = false }
+        if trigger == earlier.pointee.trigger { trigger = earlier.pointee.trigger } else { isSame = false }
+        if extrasBox !== earlier.pointee.extrasBox {
+            if let box = earlier.pointee.extrasBox, let mine = extrasBox, Self.extrasAreEqual(mine.value, box.value) {
+                extrasBox = box
+            } else if !Self.extrasAreEqual(extras, earlier.pointee.extras) {
+                isSame = false
+            }
         }
-    }
-
-    /// Takes each of its parts that equals `other`'s (the title, the body, the `Info=` pairs, the trigger, the rarely
-    /// set keys as a whole) from `other`, so that the two share its storage: a rebuild that reads a notification
-    /// again, changed in one key, keeps one copy of the rest.
-    public mutating func shareEqualParts(with other: borrowing ScheduledNotification) {
-        if title == other.title { title = other.title }
-        if body == other.body { body = other.body }
-        if packedInfo == other.packedInfo { packedInfo = other.packedInfo }
-        if trigger == other.trigger { trigger = other.trigger }
-        if let box = other.extrasBox, extrasBox !== box,
-            extrasBox.map({ Self.extrasAreEqual($0.value, box.value) }) ?? false
-        {
-            extrasBox = box
-        }
+        if isSame { self = earlier.pointee }
     }
 
     private static func extrasAreEqual(_ a: Extras, _ b: Extras) -> Bool {

@@ -38,22 +38,23 @@ struct EarlierNotifications: EarlierOutput {
         return notifications[notifications.startIndex + found].notification
     }
 
-    /// The earlier notification of the same id when it equals `notification`; else `notification` sharing the
-    /// parts that equal the earlier one's, or as it is when there was none. The earlier one is looked for first at
-    /// `position`. Called from several threads.
-    func sharing(_ notification: consuming ScheduledNotification, at position: Int) -> ScheduledNotification {
-        var notification = notification
+    /// Makes `notification` the earlier one of the same id when the two are equal; else it shares the parts equal to
+    /// the earlier one's, or stays as it is when there was none. The earlier one is looked for first at `position`.
+    /// Called from several threads.
+    func share(_ notification: inout ScheduledNotification, at position: Int) {
         notifications.withUnsafeBufferPointer { earlier in
+            // Read through pointers: a notification taken from the buffer by value is copied whole, retaining and
+            // releasing each of its parts, which another thread made.
+            func then(_ index: Int) -> UnsafePointer<ScheduledNotification> {
+                (UnsafeRawPointer(earlier.baseAddress! + index) + Self.notificationOffset).assumingMemoryBound(
+                    to: ScheduledNotification.self)
+            }
             let found =
-                earlier.indices.contains(position) && earlier[position].notification.id == notification.id
-                ? position : index(earlier).position(of: notification.id, { earlier[$0].notification.id })
+                earlier.indices.contains(position) && then(position).pointee.id == notification.id
+                ? position : index(earlier).position(of: notification.id, { then($0).pointee.id })
             guard let found else { return }
-            let entry = UnsafeRawPointer(earlier.baseAddress! + found)
-            notification.share(
-                withNotificationAt: (entry + Self.notificationOffset).assumingMemoryBound(
-                    to: ScheduledNotification.self))
+            notification.share(withNotificationAt: then(found))
         }
-        return notification
     }
 
     private static let notificationOffset = MemoryLayout<LoadedNotification>.offset(of: \.notification)!
