@@ -37,24 +37,24 @@ final class StateWriter: @unchecked Sendable {
     func flushOrCompact(_ histories: @autoclosure () -> [String: DeliveryHistory]) {
         guard store.wantsCompaction else { return flush() }
         let histories = histories()
-        write {
-            do {
-                try store.startCompaction(histories) { [self] error in compactionEnded(error) }
-            } catch {
-                try store.flush()
-                compactionEnded(error)
-            }
+        compacting { try store.startCompaction(histories) { [self] error in compactionEnded(error) } }
+    }
+
+    /// Rewrites the snapshot of the state at once (at stop).
+    func compactOrFlush(_ histories: [String: DeliveryHistory]) {
+        compacting {
+            try store.compact(histories)
+            compactionEnded(nil)
         }
     }
 
-    /// Rewrites the snapshot of the state, or, when that fails (a full disk has room for a record but not a
-    /// snapshot), makes sure the journal at least is written: it holds everything, and the next rebuild tries
-    /// again. The snapshot's failure alone is reported once, as a warning; with the journal's it is part of that.
-    func compactOrFlush(_ histories: [String: DeliveryHistory]) {
+    /// Runs `compaction`, or, when that fails (a full disk has room for a record but not a snapshot), makes sure the
+    /// journal at least is written: it holds everything, and the next rebuild tries again. The snapshot's failure
+    /// alone is reported once, as a warning; with the journal's it is part of that.
+    private func compacting(_ compaction: () throws -> Void) {
         write {
             do {
-                try store.compact(histories)
-                compactionEnded(nil)
+                try compaction()
             } catch {
                 try store.flush()
                 compactionEnded(error)
