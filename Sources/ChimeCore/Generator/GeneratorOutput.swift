@@ -76,6 +76,8 @@ public struct GeneratorOutput: Sendable {
         _ make: (_ line: Int, _ result: consuming NotificationLoader.Result) -> Made
     ) -> [Made] {
         let reader = GeneratorOutput(path: path)
+        // Unwrapped once: each use of the optional copied the whole of what it holds, twice a line.
+        let earlier: any EarlierOutput = earlier ?? NoEarlierOutput()
         let chunks = UnsafeMutableBufferPointer<[UInt8]>.allocate(capacity: output.chunks.count)
         _ = chunks.initialize(fromContentsOf: output.takeChunks())
         // Where each chunk's lines start: every chunk but the last ends with a line break.
@@ -122,24 +124,24 @@ public struct GeneratorOutput: Sendable {
                                 isMade[index] = false
                                 let hash = lineHash(text)
                                 var result: NotificationLoader.Result
-                                if let notification = earlier?.notification(ofLine: hash, at: index) {
+                                if let notification = earlier.notification(ofLine: hash, at: index) {
                                     result = NotificationLoader.Result(id: notification.id, notification: notification)
                                 } else {
                                     if let direct = reader.directly(text, number: index + 1, &lineReader, &assignments)
                                     {
-                                        result = direct
+                                        result = consume direct
                                     } else {
                                         guard let line = reader.line(text, number: index + 1) else { continue }
                                         result = reader.validate(line, loader)
                                     }
-                                    if let earlier, result.notification != nil {
-                                        earlier.share(&result.notification!, at: index)
-                                    }
+                                    if result.gaveNotification { earlier.share(&result.notification!, at: index) }
                                 }
                                 problems += result.diagnostics
-                                guard keepingAll || result.notification != nil else { continue }
-                                hashes[index] = result.diagnostics.isEmpty && result.notification != nil ? hash : 0
-                                (buffer.baseAddress! + index).initialize(to: make(index + 1, result))
+                                let gaveNotification = result.gaveNotification
+                                guard keepingAll || gaveNotification else { continue }
+                                hashes[index] = result.diagnostics.isEmpty && gaveNotification ? hash : 0
+                                // Each `consume` here and above: a result copied retains each of its parts.
+                                (buffer.baseAddress! + index).initialize(to: make(index + 1, consume result))
                                 isMade[index] = true
                             }
                         }
@@ -191,7 +193,9 @@ public struct GeneratorOutput: Sendable {
         guard let id = DirectLineReader.read(bytes, into: &assignments) else { return nil }
         let result = NotificationLoader.load(
             NotificationAssignments(unplaced: assignments, line: location(number)), id: id, path: path, with: &reader)
-        return result.diagnostics.isEmpty ? result : nil
+        // Not `?:`, which copied the result, retaining each of its parts.
+        guard result.diagnostics.isEmpty else { return nil }
+        return result
     }
 
     /// A reader of lines read straight from their bytes with `loader`, for one thread's many lines.
@@ -414,4 +418,10 @@ public protocol EarlierOutput: Sendable {
     /// Makes `notification`, read now from the line at `position`, the one of then equal to it, to share its storage,
     /// or else share the parts they have in common; in place, where a copy in and out retained every part twice.
     func share(_ notification: inout ScheduledNotification, at position: Int)
+}
+
+/// The earlier output of a load that had none: nothing to take.
+private struct NoEarlierOutput: EarlierOutput {
+    func notification(ofLine lineHash: Int, at position: Int) -> ScheduledNotification? { nil }
+    func share(_ notification: inout ScheduledNotification, at position: Int) {}
 }

@@ -33,6 +33,11 @@ public struct NotificationLoader: Sendable {
 
         public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
 
+        /// Whether it gave a notification, told where it lies: comparing the optional with `nil` copied it whole.
+        public var gaveNotification: Bool {
+            if case .some = notification { true } else { false }
+        }
+
         public init(
             id: String, notification: ScheduledNotification? = nil, diagnostics: [UnitFileDiagnostic] = [],
             isMasked: Bool = false
