@@ -344,6 +344,32 @@ import Testing
         }
     }
 
+    /// A cache carrying the one of the load before gives the lists kept there, parses what it does not hold, and
+    /// keeps only what it was asked for: once it lets go of the earlier one, what it was not asked for is gone.
+    @Test func aCacheCarriedFromTheLoadBeforeGivesItsVeryListsAndKeepsWhatItWasAskedFor() throws {
+        func calendars(_ cache: CalendarCache, _ event: String) throws -> [CalendarSpec] {
+            let loader = NotificationLoader(systemZone: .utc, zones: .system, calendarCache: cache)
+            let unit = UnitFile(
+                parsing: "[Notification]\nTitle=t\n[Trigger]\nOnCalendar=\(event)\n", path: "t.notification")
+            return try #require(loader.load(unit, id: "t", path: "t.notification").notification).trigger.calendars
+        }
+        func same(_ a: [CalendarSpec], _ b: [CalendarSpec]) -> Bool {
+            a.withUnsafeBufferPointer { $0.baseAddress } == b.withUnsafeBufferPointer { $0.baseAddress }
+        }
+        let first = CalendarCache()
+        let (daily, weekly) = (try calendars(first, "*-*-* 12:00"), try calendars(first, "Mon 09:00"))
+        let second = CalendarCache(carrying: first)
+        #expect(same(try calendars(second, "*-*-* 12:00"), daily))
+        let added = try calendars(second, "Tue 10:00")
+        #expect(added.map(\.description) == ["Tue *-*-* 10:00:00"])
+        second.letGoOfEarlier()
+        let weeklyAgain = try calendars(second, "Mon 09:00")
+        #expect(!same(weeklyAgain, weekly) && weeklyAgain == weekly)
+        let third = CalendarCache(carrying: second)
+        #expect(same(try calendars(third, "*-*-* 12:00"), daily))
+        #expect(same(try calendars(third, "Tue 10:00"), added))
+    }
+
     /// An empty `OnCalendar=` drops the events before it, for the cache's key as for the events read: a list kept
     /// for the events after a reset is not given to a notification that has the ones before it too.
     @Test func theCacheKeysEventsAfterTheResetRule() throws {

@@ -111,4 +111,30 @@ import Testing
         #expect(again == before)
         #expect(same(again.title, before.title))
     }
+
+    /// Triggers are told identical from their bytes only when they are the same storage: a copy, or one that took
+    /// the earlier one's; an equal trigger built on its own is equal but not identical.
+    @Test func triggersAreIdenticalOnlyWhereTheyAreTheSameStorage() throws {
+        func read(_ event: String) throws -> ScheduledNotification {
+            var notification = ScheduledNotification(id: "n", title: "t", trigger: Trigger())
+            notification.trigger.calendars = [try CalendarSpec(event, localZone: .utc, zones: .system)]
+            notification.trigger.until = Date(timeIntervalSince1970: 1_800_000_000)
+            return notification
+        }
+        func identical(_ a: ScheduledNotification, _ b: ScheduledNotification) -> Bool {
+            withUnsafePointer(to: a) { a in
+                withUnsafePointer(to: b) { ScheduledNotification.haveIdenticalTriggers(a, $0) }
+            }
+        }
+        let before = try read("Mon 09:00")
+        var equal = try read("Mon 09:00")
+        let copy = before
+        #expect(identical(copy, before))
+        #expect(equal.trigger == before.trigger && !identical(equal, before))
+        #expect(!identical(try read("Tue 09:00"), before))
+        equal.title = "edited"
+        withUnsafePointer(to: before) { equal.share(withNotificationAt: $0) }
+        #expect(identical(equal, before))
+        #expect(equal.title == "edited")
+    }
 }

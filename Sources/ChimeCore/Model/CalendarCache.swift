@@ -2,17 +2,30 @@ import Foundation
 
 /// The `OnCalendar=` events already parsed during one load, so that notifications with the same events share one
 /// copy: a generator printing a million reminders at a hundred thousand distinct times of day parses each time once
-/// and keeps it once (a list of one event is some 140 bytes). Thread-safe (a load validates on all cores). It lives
-/// for one load, so what it holds beyond the shared lists (its table and keys, about 100 bytes a list) is given back
-/// when the load ends; `capacity` bounds that while loading a schedule whose events are all different.
+/// and keeps it once (a list of one event is some 140 bytes). Thread-safe (a load validates on all cores).
+/// `capacity` bounds its table (about 100 bytes a list beyond the lists) while loading a schedule whose events are
+/// all different.
+///
+/// A load may carry the cache of the load before (read in zones that read alike, `CalendarReuse`): what it does
+/// not know yet it takes from there before parsing. A rebuild then holds the very lists the installed schedule
+/// holds, so that a notification read again shares them, and its trigger is told unchanged from its bytes
+/// (`Trigger.areIdentical`) instead of being compared. Only what this load asked for is kept: the cache carried is
+/// let go of when the load ends (`letGoOfEarlier()`), and with it the events no longer in the schedule.
 public final class CalendarCache: Sendable {
     /// Locks of their own for parts of the table, chosen by a key's hash: the threads of a load ask about every
     /// notification, and behind one lock they mostly waited for each other.
     private let shards: [Locked<State>]
+    private let earlier: Locked<CalendarCache?>
+    private static let shardCount = 16
 
-    public init(capacity: Int = 262_144) {
-        let count = 16
-        shards = (0..<count).map { _ in Locked(State(capacity: max(1, capacity / count))) }
+    public init(capacity: Int = 262_144, carrying earlier: CalendarCache? = nil) {
+        shards = (0..<Self.shardCount).map { _ in Locked(State(capacity: max(1, capacity / Self.shardCount))) }
+        self.earlier = Locked(earlier)
+    }
+
+    /// Ends the use of the cache carried from the load before, once this load is over.
+    public func letGoOfEarlier() {
+        earlier.withLock { $0 = nil }
     }
 
     /// A notification's events: their texts and the zone they are read in.
@@ -45,11 +58,16 @@ public final class CalendarCache: Sendable {
     }
 
     private func shard(for key: Key) -> Locked<State> {
-        shards[Int(UInt(bitPattern: key.hash) % UInt(shards.count))]
+        shards[Int(UInt(bitPattern: key.hash) % UInt(Self.shardCount))]
     }
 
     func calendars(for key: Key) -> [CalendarSpec]? {
-        shard(for: key).withLock { $0.calendars[key] }
+        let shard = shard(for: key)
+        if let known = shard.withLock({ $0.calendars[key] }) { return known }
+        guard let carried = earlier.withLock({ $0 })?.shard(for: key).withLock({ $0.calendars[key] }) else {
+            return nil
+        }
+        return shard.withLock { $0.keepCarried(carried, for: key) }
     }
 
     /// Keeps `list` for notifications with the same events, and returns it with its component lists shared with
@@ -67,6 +85,11 @@ public final class CalendarCache: Sendable {
 
         init(capacity: Int) {
             self.capacity = capacity
+        }
+
+        mutating func keepCarried(_ list: [CalendarSpec], for key: Key) -> [CalendarSpec] {
+            if calendars.count < capacity { calendars[key] = list }
+            return list
         }
 
         mutating func keep(_ list: [CalendarSpec], for key: Key) -> [CalendarSpec] {

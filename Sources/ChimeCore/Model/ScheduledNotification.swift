@@ -224,7 +224,10 @@ public struct ScheduledNotification: Sendable, Equatable {
         if title == earlier.pointee.title { title = earlier.pointee.title } else { isSame = false }
         if body == earlier.pointee.body { body = earlier.pointee.body } else { isSame = false }
         if packedInfo == earlier.pointee.packedInfo { packedInfo = earlier.pointee.packedInfo } else { isSame = false }
-        if trigger == earlier.pointee.trigger { trigger = earlier.pointee.trigger } else { isSame = false }
+        let earlierTrigger = Self.trigger(of: earlier)
+        if !withUnsafePointer(to: &trigger, { Trigger.areIdentical($0, earlierTrigger) }) {
+            if trigger == earlierTrigger.pointee { trigger = earlierTrigger.pointee } else { isSame = false }
+        }
         if extrasBox !== earlier.pointee.extrasBox {
             if let box = earlier.pointee.extrasBox, let mine = extrasBox, Self.extrasAreEqual(mine.value, box.value) {
                 extrasBox = box
@@ -234,6 +237,19 @@ public struct ScheduledNotification: Sendable, Equatable {
         }
         if isSame { self = earlier.pointee }
     }
+
+    /// Whether the two fire alike because their triggers hold the very same storage (`Trigger.areIdentical`).
+    public static func haveIdenticalTriggers(
+        _ a: UnsafePointer<ScheduledNotification>, _ b: UnsafePointer<ScheduledNotification>
+    ) -> Bool {
+        Trigger.areIdentical(trigger(of: a), trigger(of: b))
+    }
+
+    private static func trigger(of notification: UnsafePointer<ScheduledNotification>) -> UnsafePointer<Trigger> {
+        (UnsafeRawPointer(notification) + triggerOffset).assumingMemoryBound(to: Trigger.self)
+    }
+
+    private static let triggerOffset = MemoryLayout<ScheduledNotification>.offset(of: \.trigger)!
 
     private static func extrasAreEqual(_ a: Extras, _ b: Extras) -> Bool {
         a.icon == b.icon && a.category == b.category && a.sound == b.sound && a.actions == b.actions

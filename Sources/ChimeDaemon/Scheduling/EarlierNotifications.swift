@@ -43,11 +43,8 @@ struct EarlierNotifications: EarlierOutput {
     /// Called from several threads.
     func share(_ notification: inout ScheduledNotification, at position: Int) {
         notifications.withUnsafeBufferPointer { earlier in
-            // Read through pointers: a notification taken from the buffer by value is copied whole, retaining and
-            // releasing each of its parts, which another thread made.
             func then(_ index: Int) -> UnsafePointer<ScheduledNotification> {
-                (UnsafeRawPointer(earlier.baseAddress! + index) + Self.notificationOffset).assumingMemoryBound(
-                    to: ScheduledNotification.self)
+                LoadedNotification.notification(of: earlier.baseAddress! + index)
             }
             let found =
                 earlier.indices.contains(position) && then(position).pointee.id == notification.id
@@ -56,8 +53,6 @@ struct EarlierNotifications: EarlierOutput {
             notification.share(withNotificationAt: then(found))
         }
     }
-
-    private static let notificationOffset = MemoryLayout<LoadedNotification>.offset(of: \.notification)!
 
     /// The index of ids, made once, by whichever thread needs it first.
     private func index(_ earlier: UnsafeBufferPointer<LoadedNotification>) -> NameIndex {

@@ -75,13 +75,20 @@ struct PreviousEntries {
                         }
                         var match = Match.none
                         if let found {
+                            // A notification read again and found equal shares the earlier one's trigger: the same
+                            // storage fires alike in the same zones, told without touching either.
+                            let identical = ScheduledNotification.haveIdenticalTriggers(
+                                LoadedNotification.notification(of: entries.baseAddress! + found),
+                                LoadedNotification.notification(of: installed.baseAddress! + position))
                             let firesAlike =
-                                entries[found].notification.trigger == installed[position].notification.trigger
+                                (identical
+                                    || entries[found].notification.trigger == installed[position].notification.trigger)
                                 && entries[found].notification.timing == installed[position].notification.timing
                             let zonesAlike =
                                 firesAlike
-                                && installed[position].notification.trigger.hasSameZoneRules(
-                                    as: entries[found].notification.trigger, cache: &sameRules)
+                                && (identical
+                                    || installed[position].notification.trigger.hasSameZoneRules(
+                                        as: entries[found].notification.trigger, cache: &sameRules))
                             match = Match(position: found, firesAlike: firesAlike, zonesAlike: zonesAlike)
                         }
                         (buffer.baseAddress! + position).initialize(to: match)

@@ -38,6 +38,14 @@ public struct LoadedNotification: Sendable {
     private static func origin(of fingerprint: Int) -> UInt64 {
         UInt64(bitPattern: Int64(fingerprint)) | 1
     }
+
+    /// The notification of the entry at `entry`, where it lies: an entry taken from a buffer by value is copied
+    /// whole, retaining and releasing each of its parts, which another thread or an earlier load made.
+    static func notification(of entry: UnsafePointer<LoadedNotification>) -> UnsafePointer<ScheduledNotification> {
+        (UnsafeRawPointer(entry) + notificationOffset).assumingMemoryBound(to: ScheduledNotification.self)
+    }
+
+    private static let notificationOffset = MemoryLayout<LoadedNotification>.offset(of: \.notification)!
 }
 
 /// Everything one rebuild loaded: the valid notifications, and every problem found on the way.
@@ -56,6 +64,8 @@ public struct LoadedSchedule: Sendable {
     var wakeSystemRefusal: String?
     /// Whether some notification was read from files and keeps their fingerprint (`FileReuse`).
     var readFiles = false
+    /// The events parsed, for the next load to carry (`CalendarReuse`).
+    var calendarCache: CalendarCache?
 
     public init(systemZone: ZoneRules) {
         self.systemZone = systemZone
@@ -195,6 +205,8 @@ public struct ScheduleLoader: Sendable {
     public var knownBackends: [String]?
     /// Why `WakeSystem=yes` cannot be honoured, when it cannot (`NotificationLoader.wakeSystemRefusal`).
     public var wakeSystemRefusal: String?
+    /// The events the load before parsed, to take before parsing them again.
+    var calendarReuse: CalendarReuse?
 
     public init(
         sources: [any ScheduleSource], zones: ZoneDatabase = .system,
@@ -253,13 +265,16 @@ public struct ScheduleLoader: Sendable {
     private func loadWithoutLimit(systemZone: ZoneRules) throws(ScheduleLoadError) -> LoadedSchedule {
         var schedule = LoadedSchedule(systemZone: systemZone)
         // Thousands of files name the same few zones: read each zone file once per load, and anew at the next.
-        var loader = NotificationLoader(
-            systemZone: systemZone, zones: zones.cachingLookups(), calendarCache: CalendarCache())
+        var loader = NotificationLoader(systemZone: systemZone, zones: zones.cachingLookups())
         loader.knownBackends = knownBackends
         loader.wakeSystemRefusal = wakeSystemRefusal
+        let calendarCache = CalendarCache(carrying: calendarReuse?.cache(for: loader))
+        loader.calendarCache = calendarCache
+        defer { calendarCache.letGoOfEarlier() }
         for source in sources {
             try source.load(into: &schedule, loader: loader)
         }
+        schedule.calendarCache = calendarCache
         schedule.zoneLookups = loader.zones.lookups
         schedule.knownBackends = loader.knownBackends
         schedule.wakeSystemRefusal = loader.wakeSystemRefusal

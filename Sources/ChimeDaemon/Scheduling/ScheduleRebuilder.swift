@@ -35,6 +35,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
     /// The generators' and the files' part of the installed schedule, lent to the next rebuild.
     private var generatorReuse: GeneratorReuse?
     private var fileReuse: FileReuse?
+    private var calendarReuse: CalendarReuse?
     /// Why this chimed cannot wake the system, if it cannot (`SystemWaking`): `WakeSystem=yes` is an error then.
     var wakeSystemRefusal: String?
     /// Whether the clock or the zone changed since the last load began.
@@ -90,6 +91,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
         let clock = self.clock
         let generatorReuse = self.generatorReuse
         let fileReuse = self.fileReuse
+        let calendarReuse = self.calendarReuse
         let wakeSystemRefusal = self.wakeSystemRefusal
         let keepingPending = !timeChangedSinceLoad
         timeChangedSinceLoad = false
@@ -111,6 +113,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
                 maximumNotifications: configuration.maximumNotifications)
             loader.knownBackends = configuration.backendNames
             loader.wakeSystemRefusal = wakeSystemRefusal
+            loader.calendarReuse = calendarReuse
             let result = Result { () throws(ScheduleLoadError) in try loader.load(systemZone: zone) }
             let basis = lent.withLock { lent in lent.take() }
             let prepared = (try? result.get()).flatMap { loaded in
@@ -226,8 +229,10 @@ final class ScheduleRebuilder: @unchecked Sendable {
             if !acknowledged.isEmpty { scheduler.acknowledge(acknowledged, by: "chimectl ack") }
             discarded.reuse = generatorReuse
             discarded.fileReuse = fileReuse
+            discarded.calendarReuse = calendarReuse
             generatorReuse = GeneratorReuse(loaded)
             fileReuse = FileReuse(loaded)
+            calendarReuse = CalendarReuse(loaded)
             loadQueue.async {
                 discarded.empty()
                 release.arrive()
@@ -290,10 +295,12 @@ private final class Discarded: @unchecked Sendable {
     var schedule: ReplacedSchedule?
     var reuse: GeneratorReuse?
     var fileReuse: FileReuse?
+    var calendarReuse: CalendarReuse?
 
     func empty() {
         schedule = nil
         reuse = nil
         fileReuse = nil
+        calendarReuse = nil
     }
 }
