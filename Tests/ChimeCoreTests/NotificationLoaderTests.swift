@@ -368,6 +368,15 @@ import Testing
         let third = CalendarCache(carrying: second)
         #expect(same(try calendars(third, "*-*-* 12:00"), daily))
         #expect(same(try calendars(third, "Tue 10:00"), added))
+
+        // One asked for nothing keeps all the earlier one held.
+        third.letGoOfEarlier()
+        let unasked = CalendarCache(carrying: third)
+        unasked.letGoOfEarlier()
+        let fourth = CalendarCache(carrying: unasked)
+        #expect(same(try calendars(fourth, "*-*-* 12:00"), daily))
+        #expect(same(try calendars(fourth, "Tue 10:00"), added))
+        #expect(!same(try calendars(fourth, "Mon 09:00"), weeklyAgain))
     }
 
     /// An empty `OnCalendar=` drops the events before it, for the cache's key as for the events read: a list kept

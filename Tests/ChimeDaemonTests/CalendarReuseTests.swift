@@ -23,11 +23,15 @@ import Testing
             try directory.setTestZone("Asia/Tokyo")
         }
 
-        func load(_ lines: [String], after previous: LoadedSchedule? = nil) throws -> LoadedSchedule {
+        /// - Parameter reusing: whether the generator's notifications of `previous` are lent too (`GeneratorReuse`).
+        func load(
+            _ lines: [String], after previous: LoadedSchedule? = nil, reusing: Bool = false
+        ) throws -> LoadedSchedule {
             let body = lines.map { "echo '\($0)'" }.joined(separator: "\n")
             try directory.write("generators.d/g", "#!/bin/sh\n" + body + "\n", permissions: 0o755)
+            let reuse = reusing ? previous.flatMap { GeneratorReuse($0) } : nil
             var loader = ScheduleLoader(
-                sources: [GeneratorSource(directories: [directory.path])], zones: directory.testZones)
+                sources: [GeneratorSource(directories: [directory.path], reuse: reuse)], zones: directory.testZones)
             loader.calendarReuse = previous.flatMap { CalendarReuse($0) }
             return try loader.load(systemZone: .utc)
         }
@@ -82,6 +86,28 @@ import Testing
         #expect(Self.sameEvents(try Self.entry("noon", of: third), try Self.entry("noon", of: first)))
         #expect(!Self.sameEvents(try Self.entry("zoned", of: third), try Self.entry("zoned", of: first)))
         #expect(third.notifications.map(\.notification) == first.notifications.map(\.notification))
+    }
+
+    /// A load that takes every notification as it was, asking for no events (the same output, or its lines in
+    /// another order), keeps the events of the load before whole: a rebuild after it that reads the lines again
+    /// still finds them.
+    @Test func aLoadThatAskedForNoEventsKeepsThoseOfTheLoadBefore() throws {
+        let setup = try Setup()
+        defer { setup.directory.remove() }
+        let first = try setup.load(Self.lines)
+        let reordered = try setup.load(Self.lines.reversed(), after: first, reusing: true)
+        #expect(Self.sameEvents(try Self.entry("zoned", of: reordered), try Self.entry("zoned", of: first)))
+        let edited = Self.lines.map { $0.replacingOccurrences(of: #""Title":""#, with: #""Title":"Edited "#) }
+        let third = try setup.load(edited, after: reordered, reusing: true)
+        #expect(third.notifications.map(\.notification.title) == ["Edited Noon", "Edited Zoned"])
+        // Each line shares its earlier notification's events either way: the cache tells whether they were
+        // parsed again.
+        let cache = try #require(third.calendarCache)
+        for (id, event) in [("noon", "*-*-* 12:00"), ("zoned", "*-*-* 12:00 Test/Zone")] {
+            let kept = try #require(cache.calendars(for: CalendarCache.Key([event], zone: .utc)))
+            let then = try Self.entry(id, of: first).notification.trigger.calendars
+            #expect(kept.withUnsafeBufferPointer { $0.baseAddress } == then.withUnsafeBufferPointer { $0.baseAddress })
+        }
     }
 
     /// tzdata changed the rules of a zone an event names: the events are parsed again and fire by the new rules.

@@ -56,7 +56,7 @@ struct DirectLineReader {
                 guard NotificationLoader.isValidID(value) else { return nil }
                 id = value
             } else {
-                guard let key = NotificationKey.named[String(decoding: name, as: UTF8.self)],
+                guard let key = NotificationKey.named(utf8: name),
                     value(of: key, into: &assignments)
                 else { return nil }
             }

@@ -9,8 +9,10 @@ import Foundation
 /// A load may carry the cache of the load before (read in zones that read alike, `CalendarReuse`): what it does
 /// not know yet it takes from there before parsing. A rebuild then holds the very lists the installed schedule
 /// holds, so that a notification read again shares them, and its trigger is told unchanged from its bytes
-/// (`Trigger.areIdentical`) instead of being compared. Only what this load asked for is kept: the cache carried is
-/// let go of when the load ends (`letGoOfEarlier()`), and with it the events no longer in the schedule.
+/// (`Trigger.areIdentical`) instead of being compared. The cache carried is let go of when the load ends
+/// (`letGoOfEarlier()`), and with it the events this load did not ask for, which its schedule no longer holds;
+/// unless it asked for none: a load that took every notification as it was (the same output, or its lines in
+/// another order) keeps the events of the load before whole, for a rebuild after it to read its lines again.
 public final class CalendarCache: Sendable {
     /// Locks of their own for parts of the table, chosen by a key's hash: the threads of a load ask about every
     /// notification, and behind one lock they mostly waited for each other.
@@ -25,7 +27,12 @@ public final class CalendarCache: Sendable {
 
     /// Ends the use of the cache carried from the load before, once this load is over.
     public func letGoOfEarlier() {
-        earlier.withLock { $0 = nil }
+        guard let earlier = earlier.withLock({ $0.take() }) else { return }
+        guard !shards.contains(where: { $0.withLock(\.wasAsked) }) else { return }
+        for (shard, carried) in zip(shards, earlier.shards) {
+            let state = carried.withLock { $0 }
+            shard.withLock { $0 = state }
+        }
     }
 
     /// A notification's events: their texts and the zone they are read in.
@@ -63,7 +70,11 @@ public final class CalendarCache: Sendable {
 
     func calendars(for key: Key) -> [CalendarSpec]? {
         let shard = shard(for: key)
-        if let known = shard.withLock({ $0.calendars[key] }) { return known }
+        let known = shard.withLock { state in
+            state.wasAsked = true
+            return state.calendars[key]
+        }
+        if let known { return known }
         guard let carried = earlier.withLock({ $0 })?.shard(for: key).withLock({ $0.calendars[key] }) else {
             return nil
         }
@@ -79,6 +90,8 @@ public final class CalendarCache: Sendable {
     private struct State {
         let capacity: Int
         var calendars: [Key: [CalendarSpec]] = [:]
+        /// Whether a notification's events were looked up here during the load.
+        var wasAsked = false
         /// One copy of each one-element component list seen (`[5]` for the hour of every event at 05:MM): events
         /// that differ only in the minute still share their hour, day, month… lists.
         var components: [CalendarSpec.Component: [CalendarSpec.Component]] = [:]

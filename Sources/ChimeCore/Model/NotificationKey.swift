@@ -71,4 +71,37 @@ enum NotificationKey: String, CaseIterable, Sendable {
     /// The key named `name`, whatever its section; one hash, where `init(rawValue:)` compares with each name in
     /// turn.
     static let named: [String: NotificationKey] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
+
+    /// The key named by the bytes `name`, as `named` has it, without a string made of them and hashed: a
+    /// generator's line names five or six keys, and a load of a million lines made and hashed six million strings.
+    static func named(utf8 name: UnsafeBufferPointer<UInt8>) -> NotificationKey? {
+        let table = byLength
+        let start = name.count * slotsPerLength
+        guard start + slotsPerLength <= table.count else { return nil }
+        for slot in start..<start + slotsPerLength {
+            guard let key = table[slot] else { return nil }
+            if key.rawValue.utf8.elementsEqual(name) { return key }
+        }
+        return nil
+    }
+
+    /// The keys by the length of their names, `slotsPerLength` slots for each length, in memory that lives as long
+    /// as the process: read-only once made, and read without reference counting (an array shared by the threads of
+    /// a load was retained by each at every look).
+    nonisolated(unsafe) private static let byLength: UnsafeBufferPointer<NotificationKey?> = {
+        let longest = allCases.map(\.rawValue.utf8.count).max()!
+        let table = UnsafeMutableBufferPointer<NotificationKey?>.allocate(capacity: (longest + 1) * slotsPerLength)
+        table.initialize(repeating: nil)
+        var used = [Int](repeating: 0, count: longest + 1)
+        for key in allCases {
+            let length = key.rawValue.utf8.count
+            precondition(used[length] < slotsPerLength, "more names of \(length) letters than slots for them")
+            table[length * slotsPerLength + used[length]] = key
+            used[length] += 1
+        }
+        return UnsafeBufferPointer(table)
+    }()
+
+    /// The most names of one length: eight have five letters.
+    private static let slotsPerLength = 8
 }
