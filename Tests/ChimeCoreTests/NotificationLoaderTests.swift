@@ -99,6 +99,17 @@ import Testing
         #expect(!notification.trigger.isPersistent)
     }
 
+    /// `Info=` pairs keep their order; a key given again takes its later value, in the later place; a value may
+    /// hold `=` and any text.
+    @Test func infoPairsKeepTheirOrderAndTheLastValueOfAKey() throws {
+        let result = load(
+            "[Notification]\nTitle=t\nInfo=room=4B\nInfo=course=Linear Algebra II, second part\nInfo=room=5C\n"
+                + "Info=formula=a=b+c\nInfo=city=Zürich\n[Trigger]\nOnCalendar=daily\n")
+        let info = try #require(result.notification).info
+        #expect(info.map(\.key) == ["course", "room", "formula", "city"])
+        #expect(info.map(\.value) == ["Linear Algebra II, second part", "5C", "a=b+c", "Zürich"])
+    }
+
     @Test(arguments: [
         ("N", ScheduledNotification.BadgeChange.set(3), "3"), ("+N", .add(2), "+2"), ("-N", .add(-4), "-4"),
         ("clear", .clear, "clear"), ("zero", .set(0), "0"),

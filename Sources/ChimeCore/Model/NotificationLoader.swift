@@ -509,8 +509,9 @@ struct NotificationReader {
         }
         if let entry = single(.enabled) { notification.isEnabled = boolean(entry) ?? true }
         readActions(into: &notification)
-        // Gathered first and set once: the notification keeps the pairs packed.
-        var info: [(key: String, value: String)] = []
+        // Gathered first and set once: the notification keeps the pairs packed, written from the parts of the
+        // values where they lie, without a string made of each.
+        var info: [(key: Substring, value: Substring)] = []
         let entries = values(.info)
         info.reserveCapacity(entries.count)
         for entry in entries {
@@ -522,12 +523,12 @@ struct NotificationReader {
                     "Invalid Info= '\(entry.value)': expected KEY=VALUE with a KEY of letters, digits and '_'.")
                 continue
             }
-            let key = String(entry.value[..<equals])
-            let value = String(entry.value[entry.value.index(after: equals)...])
-            info.removeAll { $0.key == key }
+            let key = entry.value[..<equals]
+            let value = entry.value[entry.value.utf8.index(after: equals)...]
+            if info.contains(where: { $0.key == key }) { info.removeAll { $0.key == key } }
             info.append((key, value))
         }
-        if !info.isEmpty { notification.info = info }
+        if !info.isEmpty { notification.setInfo(info) }
         for entry in values(.deliver) {
             do {
                 for name in try assignments.words(of: entry) where !notification.backends.contains(name) {

@@ -171,6 +171,11 @@ public struct ScheduledNotification: Sendable, Equatable {
         get { packedInfo.pairs }
         set { packedInfo = PackedPairs(newValue) }
     }
+
+    /// Sets `info` from parts of other strings, without a string made of each.
+    mutating func setInfo(_ pairs: [(key: Substring, value: Substring)]) {
+        packedInfo = PackedPairs(pairs)
+    }
     public var interruptionLevel: InterruptionLevel {
         get { extrasBox?.value.interruptionLevel ?? Self.noExtras.interruptionLevel }
         set { extras.interruptionLevel = newValue }
@@ -277,14 +282,18 @@ struct PackedPairs: Sendable, Equatable {
     init() {}
 
     init(_ pairs: [(key: String, value: String)]) {
+        self.init(pairs.map { (key: $0.key[...], value: $0.value[...]) })
+    }
+
+    init(_ pairs: [(key: Substring, value: Substring)]) {
         // Written into the string's storage at once: appending six pieces a pair cost more than the rest of reading
         // a generated notification's Info= did.
         func digits(_ number: Int) -> Int { number < 10 ? 1 : 1 + digits(number / 10) }
-        func size(_ part: String) -> Int { digits(part.utf8.count) + 1 + part.utf8.count }
+        func size(_ part: Substring) -> Int { digits(part.utf8.count) + 1 + part.utf8.count }
         let length = pairs.reduce(0) { $0 + size($1.key) + size($1.value) }
         text = String(unsafeUninitializedCapacity: length) { buffer in
             var end = 0
-            func write(_ part: String) {
+            func write(_ part: Substring) {
                 let count = part.utf8.count
                 var remaining = count
                 for place in stride(from: end + digits(count) - 1, through: end, by: -1) {
@@ -294,10 +303,13 @@ struct PackedPairs: Sendable, Equatable {
                 end += digits(count)
                 buffer[end] = UInt8(ascii: ":")
                 end += 1
-                for byte in part.utf8 {
-                    buffer[end] = byte
-                    end += 1
+                // Copied at once, not byte by byte.
+                var part = part
+                part.withUTF8 { bytes in
+                    guard let source = bytes.baseAddress else { return }
+                    (buffer.baseAddress! + end).initialize(from: source, count: count)
                 }
+                end += count
             }
             for (key, value) in pairs {
                 write(key)
