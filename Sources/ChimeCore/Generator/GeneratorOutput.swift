@@ -76,7 +76,7 @@ public struct GeneratorOutput: Sendable {
         _ make: (_ line: Int, _ result: consuming NotificationLoader.Result) -> Made
     ) -> [Made] {
         let reader = GeneratorOutput(path: path)
-        // Unwrapped once: each use of the optional copied the whole of what it holds, twice a line.
+        // Unwrapped once: each use of an optional existential copies the whole of what it holds.
         let earlier: any EarlierOutput = earlier ?? NoEarlierOutput()
         let chunks = UnsafeMutableBufferPointer<[UInt8]>.allocate(capacity: output.chunks.count)
         _ = chunks.initialize(fromContentsOf: output.takeChunks())
@@ -193,7 +193,7 @@ public struct GeneratorOutput: Sendable {
         guard let id = DirectLineReader.read(bytes, into: &assignments) else { return nil }
         let result = NotificationLoader.load(
             NotificationAssignments(unplaced: assignments, line: location(number)), id: id, path: path, with: &reader)
-        // Not `?:`, which copied the result, retaining each of its parts.
+        // Not `?:`, which copies the result, retaining each of its parts.
         guard result.diagnostics.isEmpty else { return nil }
         return result
     }

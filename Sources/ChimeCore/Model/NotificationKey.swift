@@ -73,7 +73,7 @@ enum NotificationKey: String, CaseIterable, Sendable {
     static let named: [String: NotificationKey] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
 
     /// The key named by the bytes `name`, as `named` has it, without a string made of them and hashed: a
-    /// generator's line names five or six keys, and a load of a million lines made and hashed six million strings.
+    /// generator's line names five or six keys, and a load may read a million lines.
     static func named(utf8 name: UnsafeBufferPointer<UInt8>) -> NotificationKey? {
         let table = byLength
         let start = name.count * slotsPerLength
@@ -87,7 +87,7 @@ enum NotificationKey: String, CaseIterable, Sendable {
 
     /// The keys by the length of their names, `slotsPerLength` slots for each length, in memory that lives as long
     /// as the process: read-only once made, and read without reference counting (an array shared by the threads of
-    /// a load was retained by each at every look).
+    /// a load is retained by each at every look).
     nonisolated(unsafe) private static let byLength: UnsafeBufferPointer<NotificationKey?> = {
         let longest = allCases.map(\.rawValue.utf8.count).max()!
         let table = UnsafeMutableBufferPointer<NotificationKey?>.allocate(capacity: (longest + 1) * slotsPerLength)

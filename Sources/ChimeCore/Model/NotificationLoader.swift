@@ -33,7 +33,7 @@ public struct NotificationLoader: Sendable {
 
         public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
 
-        /// Whether it gave a notification, told where it lies: comparing the optional with `nil` copied it whole.
+        /// Whether it gave a notification, told where it lies: comparing the optional with `nil` copies it whole.
         public var gaveNotification: Bool {
             if case .some = notification { true } else { false }
         }
