@@ -99,6 +99,14 @@ import Testing
         #expect(!notification.trigger.isPersistent)
     }
 
+    /// A key is found by its exact name and by nothing else: not another case, a prefix, a longer name or `Id`.
+    @Test func everyKeyIsFoundByItsNameAndNothingElse() {
+        for key in NotificationKey.allCases { #expect(NotificationKey.named(key.rawValue) == key) }
+        for name in ["", "Id", "title", "Titl", "Titles", "OnCalendaR", "DismissAcknowledgesX", "Bödy"] {
+            #expect(NotificationKey.named(name) == nil)
+        }
+    }
+
     /// `Info=` pairs keep their order; a key given again takes its later value, in the later place; a value may
     /// hold `=` and any text.
     @Test func infoPairsKeepTheirOrderAndTheLastValueOfAKey() throws {

@@ -314,7 +314,7 @@ private struct LineReader {
             readID(member)
             return
         }
-        guard let notificationKey = NotificationKey.named[key] else {
+        guard let notificationKey = NotificationKey.named(key) else {
             let known = (NotificationLoader.knownKeys.values.flatMap { $0 } + ["Id"]).sorted()
             diagnostics.append(
                 UnitFileDiagnostic(

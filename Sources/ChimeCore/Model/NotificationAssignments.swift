@@ -31,7 +31,7 @@ struct NotificationAssignments {
             }
             let entries = sections[sectionIndex].entries
             for entryIndex in entries.indices {
-                guard let key = NotificationKey.named[entries[entryIndex].key], key.isTrigger == isTrigger else {
+                guard let key = NotificationKey.named(entries[entryIndex].key), key.isTrigger == isTrigger else {
                     continue
                 }
                 all.append(

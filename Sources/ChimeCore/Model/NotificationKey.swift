@@ -68,12 +68,15 @@ enum NotificationKey: String, CaseIterable, Sendable {
         }
     }
 
-    /// The key named `name`, whatever its section; one hash, where `init(rawValue:)` compares with each name in
-    /// turn.
-    static let named: [String: NotificationKey] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
+    /// The key named `name`, whatever its section (`named(utf8:)`).
+    static func named(_ name: String) -> NotificationKey? {
+        var name = name
+        return name.withUTF8 { named(utf8: $0) }
+    }
 
-    /// The key named by the bytes `name`, as `named` has it, without a string made of them and hashed: a
-    /// generator's line names five or six keys, and a load may read a million lines.
+    /// The key named by the bytes `name`, whatever its section: compared with the few names of its length, where
+    /// `init(rawValue:)` compares with each name in turn, and without a string made of the bytes and hashed (a
+    /// generator's line names five or six keys, and a load may read a million lines).
     static func named(utf8 name: UnsafeBufferPointer<UInt8>) -> NotificationKey? {
         let table = byLength
         let start = name.count * slotsPerLength
