@@ -91,6 +91,12 @@ let package = Package(
             dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd", "ChimeKit", "ChimeTestSupport"]
         ),
         .testTarget(
+            // Attacks on chimed's inputs as any program of the person's session could make them: forged signals,
+            // hostile callers of the application interface, inputs that cost others their notifications.
+            name: "HostileTests",
+            dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd", "ChimeTestSupport"]
+        ),
+        .testTarget(
             name: "IntegrationTests",
             dependencies: ["ChimeCore", "ChimeDaemon", "ChimeTestSupport"]
         ),

@@ -9,11 +9,16 @@ public enum BusValue: Sendable, Equatable {
     case int32(Int32)
     case uint32(UInt32)
     case int64(Int64)
+    case double(Double)
     case strings([String])
+    /// A value read of a type none of the others is (`d`, `v`, `a{sv}`…), by its signature: kept so that a caller
+    /// can be told what it sent instead of it being left out. It cannot be written.
+    case unsupported(signature: String)
 
-    /// The D-Bus type signature of the value (`s`, `y`, `b`, `i`, `u`, `x`, `as`).
+    /// The D-Bus type signature of the value (`s`, `y`, `b`, `i`, `u`, `x`, `d`, `as`).
     public var signature: String {
         switch self {
+        case .unsupported(let signature): return signature
         case .strings: return "as"
         case .string: return "s"
         case .byte: return "y"
@@ -21,6 +26,7 @@ public enum BusValue: Sendable, Equatable {
         case .int32: return "i"
         case .uint32: return "u"
         case .int64: return "x"
+        case .double: return "d"
         }
     }
 }
@@ -63,7 +69,9 @@ public struct BusMessageWriter {
         case .int32(let number): try appendBasic("i", number)
         case .uint32(let number): try appendBasic("u", number)
         case .int64(let number): try appendBasic("x", number)
+        case .double(let number): try appendBasic("d", number)
         case .strings(let strings): try append(strings: strings)
+        case .unsupported: throw SystemdError(call: "sd_bus_message_append_basic", errno: .invalidArgument)
         }
     }
 
@@ -161,7 +169,8 @@ public struct BusMessageReader {
         return strings
     }
 
-    /// Reads a variant holding a basic value of the types `BusValue` has, or skips it and returns `nil`.
+    /// Reads a variant: a value of the types `BusValue` has, else `.unsupported` with its signature (skipped);
+    /// `nil` at the end of the message or container.
     public mutating func readVariant() throws(SystemdError) -> BusValue? {
         guard let (_, contents) = try peekType(), let contents else { return nil }
         try enterContainer("v", contents: contents)
@@ -173,16 +182,18 @@ public struct BusMessageReader {
         case "i": value = .int32(try readBasic("i", Int32(0)))
         case "u": value = .uint32(try readBasic("u", UInt32(0)))
         case "x": value = .int64(try readBasic("x", Int64(0)))
+        case "d": value = .double(try readBasic("d", Double(0)))
         case "as": value = .strings(try readStrings())
         default:
             try skip(contents)
-            value = nil
+            value = .unsupported(signature: contents)
         }
         try exitContainer()
         return value
     }
 
-    /// Reads a dictionary of variants (`a{sv}`), in message order, leaving out values of other types.
+    /// Reads a dictionary of variants (`a{sv}`), in message order; a value of a type `BusValue` has no case for is
+    /// `.unsupported` with its signature.
     public mutating func readDictionary() throws(SystemdError) -> [(key: String, value: BusValue)] {
         try enterContainer("a", contents: "{sv}")
         var entries: [(key: String, value: BusValue)] = []

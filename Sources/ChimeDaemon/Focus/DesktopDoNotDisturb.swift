@@ -7,8 +7,9 @@ import Foundation
 /// `Inhibited` property (KDE Plasma), and GNOME's `show-banners` setting, read with `gsettings` at start and when
 /// dconf's writer announces a change to it.
 ///
-/// Property changes come as `PropertiesChanged` signals; a notification server that appears or goes is seen by
-/// `NameOwnerChanged` (its switches are read again, or count as off). Nothing here starts a notification server:
+/// Property changes come as `PropertiesChanged` signals, believed only from the unique name that owns
+/// `org.freedesktop.Notifications` now (`BusNameOwner`); a notification server that appears or goes is seen by the
+/// bus driver's `NameOwnerChanged` (its switches are read again, or count as off). Nothing here starts a notification server:
 /// the properties are read only while one owns its name.
 final class DesktopDoNotDisturb: @unchecked Sendable {
     /// The switches, each on or off; touched on the bus queue only.
@@ -39,8 +40,9 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
 
     private let address: String
     private let gsettings: String?
-    /// Reads GNOME's setting off the bus queue, one read after the other, so the last read is of the last change.
-    private let settingsQueue = DispatchQueue(label: "chime.focus.gsettings")
+    /// Reads GNOME's setting off the bus queue: one read at a time and at most one more after it, however many
+    /// changes are announced (any client can send dconf's signal), so the last read is of the last change.
+    private var bannersRead: CoalescedJob?
     private let changed: @Sendable (String?) -> Void
     private let switches = Locked(Switches())
     private var bus: BusConnection?
@@ -53,6 +55,9 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
         self.address = address
         self.gsettings = gsettings
         self.changed = changed
+        if gsettings != nil {
+            bannersRead = CoalescedJob(label: "chime.focus.gsettings") { [weak self] in self?.readBanners() }
+        }
     }
 
     /// `gsettings` (Debian: libglib2.0-bin), where it is installed.
@@ -66,20 +71,10 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
             self?.update { $0 = Switches() }
         }
         self.bus = bus
-        try await bus.addMatch(
-            "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
-                + "path='\(Self.objectPath)'"
-        ) { [weak self] reader in
-            self?.propertiesChanged(&reader)
-        }
-        try await bus.addMatch(
-            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.service)'"
-        ) { [weak self] reader in
-            _ = try? reader.readString()
-            _ = try? reader.readString()
-            guard let self, let owner = try? reader.readString() else { return }
-            if owner.isEmpty {
+        // The server's switches are believed only from the program that owns its name now.
+        let server = try await BusNameOwner.follow(Self.service, on: bus) { [weak self] owner in
+            guard let self else { return }
+            if owner == nil {
                 update {
                     $0.dunstPaused = false
                     $0.serverInhibited = false
@@ -90,15 +85,21 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
                 Task { await self.readServer() }
             }
         }
-        if gsettings != nil {
-            try await bus.addMatch("type='signal',interface='ca.desrt.dconf.Writer',member='Notify'") {
-                [weak self] reader in
-                guard let self, Self.touchesBanners(&reader) else { return }
-                settingsQueue.async { self.readBanners() }
-            }
-            settingsQueue.async { self.readBanners() }
+        try await bus.addMatch(
+            "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
+                + "path='\(Self.objectPath)'"
+        ) { [weak self] reader in
+            guard server.isOwner(reader.sender) else { return }
+            self?.propertiesChanged(&reader)
         }
-        await readServer()
+        if let bannersRead {
+            try await bus.addMatch("type='signal',interface='ca.desrt.dconf.Writer',member='Notify'") { reader in
+                guard Self.touchesBanners(&reader) else { return }
+                bannersRead.ask()
+            }
+            bannersRead.ask()
+        }
+        if server.current != nil { await readServer() }
     }
 
     /// dconf's `Notify (s prefix, as changes, s tag)`: whether the change reaches `show-banners` (a change of a
@@ -124,16 +125,11 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
         update { $0.gnomeBannersHidden = hidden }
     }
 
-    /// Reads the server's switches, if a server runs. A signal handled while the read is on its way is newer than
+    /// Reads the switches of the server that runs. A signal handled while the read is on its way is newer than
     /// what the read returns, so the read does not overwrite it.
     private func readServer() async {
         let before = switches.withLock { ($0.dunstChanges, $0.inhibitedChanges) }
-        guard let bus,
-            (try? await bus.call(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "NameHasOwner", arguments: { try $0.append(Self.service) }, reply: { try $0.readBoolean() }))
-                == true
-        else { return }
+        guard bus != nil else { return }
         let paused = await property(Self.dunstInterface, "paused")
         let inhibited = await property(Self.service, "Inhibited")
         update {

@@ -22,9 +22,7 @@ struct BusRequest: Sendable {
         appID: String, id: String, content: [(key: String, value: BusValue)],
         trigger: [(key: String, value: BusValue)], loader: NotificationLoader
     ) throws(Invalid) {
-        guard NotificationLoader.isValidID(id) else {
-            throw Invalid(description: "Invalid id '\(id)': use letters, digits and '-_.@:', at most 255 bytes.")
-        }
+        if let refusal = ApplicationRequests.idRefusal(id, appID: appID) { throw Invalid(description: refusal) }
         var writer = UnitFileWriter()
         try Self.write(content, section: "Notification", to: &writer)
         try Self.write(trigger, section: "Trigger", to: &writer)
@@ -76,15 +74,25 @@ struct BusRequest: Sendable {
     ) throws(Invalid) -> [String] {
         switch (value, key) {
         case (.string(let text), _): return [text]
-        case (.strings(let texts), _) where repeatable: return texts
+        case (.strings(let texts), _) where repeatable:
+            // Refused before a value is written: a million actions cost no more than counting them.
+            guard texts.count <= InputLimits.maximumRepeats else {
+                throw Invalid(
+                    description: "\(InputLimits.grouped(texts.count)) values of \(key) in [\(section)]; at most "
+                        + "\(InputLimits.grouped(InputLimits.maximumRepeats)) are taken.")
+            }
+            return texts
         case (.uint32(let number), "Count"): return [String(number)]
+        case (.byte(let number), "Count"): return [String(number)]
+        case (.int32(let number), "Count") where number >= 0: return [String(number)]
+        case (.int64(let number), "Count") where number >= 0: return [String(number)]
         case (.boolean(let flag), _) where NotificationLoader.booleanKeys.contains(key): return [flag ? "yes" : "no"]
         default:
             let wanted =
                 repeatable
                 ? "a string or an array of strings (s, as)"
                 : key == "Count"
-                    ? "a number or a string (u, s)"
+                    ? "a number that is not negative or a string (y, u, i, x, s)"
                     : NotificationLoader.booleanKeys.contains(key) ? "a boolean or a string (b, s)" : "a string (s)"
             throw Invalid(description: "Wrong type for \(key) in [\(section)]: \(value.signature), expected \(wanted).")
         }

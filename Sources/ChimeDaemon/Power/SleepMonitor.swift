@@ -2,8 +2,9 @@ import ChimeSystemd
 import Foundation
 
 /// Follows logind's `PrepareForSleep(b)` on the system bus: `true` as the machine is about to suspend or
-/// hibernate, `false` once it has resumed. Signals from any sender but the owner of `org.freedesktop.login1` are
-/// not matched (the bus resolves the name), so no other program can make chimed believe the machine slept.
+/// hibernate, `false` once it has resumed. A signal is believed only from the unique name that owns
+/// `org.freedesktop.login1` (`BusNameOwner`): the match's sender does not hold back a signal sent to chimed's
+/// connection directly, so no other program can make chimed believe the machine slept.
 ///
 /// The wall-clock timer would find what fell due while the machine slept anyway; the signal makes the resume a
 /// moment of its own, handled at once and logged with how long the machine slept.
@@ -15,6 +16,7 @@ final class SleepMonitor: @unchecked Sendable {
     private let address: String
     private let changed: @Sendable (_ sleeping: Bool) -> Void
     private var bus: BusConnection?
+    private var logind: BusNameOwner?
 
     /// - Parameter changed: runs, on the bus's queue, with `true` before a suspend and `false` after the resume.
     init(address: String, changed: @escaping @Sendable (_ sleeping: Bool) -> Void) {
@@ -27,8 +29,10 @@ final class SleepMonitor: @unchecked Sendable {
         let bus = try BusConnection(address: address, label: "chime.sleep")
         self.bus = bus
         let changed = self.changed
+        let logind = try await BusNameOwner.follow("org.freedesktop.login1", on: bus)
+        self.logind = logind
         try await bus.addMatch(Self.rule) { reader in
-            guard let sleeping = try? reader.readBoolean() else { return }
+            guard logind.isOwner(reader.sender), let sleeping = try? reader.readBoolean() else { return }
             changed(sleeping)
         }
     }

@@ -16,6 +16,29 @@ public struct ApplicationRequests: Sendable {
     /// The largest request taken, as the notification file it is stored as.
     public static let maximumRequestSize = 64 << 10
 
+    /// The longest id of a request: its file and the temporary file it is written through fit a file name (255
+    /// bytes), whatever the process id.
+    public static let maximumIDLength = 200
+    /// The longest `APP_ID:ID`, the request's id in the schedule (`NotificationLoader.isValidID`).
+    public static let maximumScheduleIDLength = 255
+
+    /// Why `id` cannot name a request of `appID` (`nil`: it can): one message for each limit.
+    public static func idRefusal(_ id: String, appID: String) -> String? {
+        let length = id.utf8.count
+        if length > maximumIDLength {
+            return "The id is \(InputLimits.grouped(length)) bytes long; an id may have at most \(maximumIDLength)."
+        }
+        if appID.utf8.count + 1 + length > maximumScheduleIDLength {
+            return
+                "app_id and id are \(InputLimits.grouped(appID.utf8.count + length)) bytes together; they may have at "
+                + "most \(maximumScheduleIDLength - 1)."
+        }
+        guard NotificationLoader.isValidID(id) else {
+            return "Invalid id '\(id)': use letters, digits and '-_.@:', not starting with '.'."
+        }
+        return nil
+    }
+
     public init(stateDirectory: String) {
         directory = stateDirectory + "/apps"
     }

@@ -356,11 +356,10 @@ enum DesktopSignal: Sendable {
         }
     }
 
-    /// `NameOwnerChanged (s name, s old_owner, s new_owner)`.
+    /// `NameOwnerChanged (s name, s old_owner, s new_owner)`, from the bus driver only: the same signal sent to
+    /// chimed's connection by any client would otherwise make it forget every bubble.
     init?(ownerChange reader: inout BusMessageReader) {
-        guard (try? reader.readString()) == DesktopBackend.service, (try? reader.readString()) != nil,
-            let newOwner = try? reader.readString()
-        else { return nil }
+        guard let newOwner = BusNameOwner.ownerChange(of: DesktopBackend.service, in: &reader) else { return nil }
         self = .ownerChanged(newOwner: newOwner)
     }
 }

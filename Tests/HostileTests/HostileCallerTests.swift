@@ -1,0 +1,195 @@
+import ChimeSystemd
+import ChimeTestSupport
+import Foundation
+import Testing
+
+/// Calls of `org.chime.Notifications1` that a careless or hostile application makes: each is refused with the
+/// error a caller is told, fast, and changes nothing; chimed goes on serving everybody else.
+@Suite(.serialized, .enabled(if: HostileBus.unmetRequirement == nil, "skipped: \(HostileBus.unmetRequirement ?? "")"))
+struct HostileCallerTests {
+    static let app = "org.example.Hostile"
+
+    /// chimed --user on a private bus, and an application's connection to it.
+    struct Caller {
+        let hostile: HostileBus
+        let chimed: RunningProcess
+        let client: BusConnection
+
+        init(prefix: String, configuration: String = "[Daemon]\nDeliver=stdout\n") throws {
+            hostile = try HostileBus(prefix: prefix)
+            try hostile.directory.write("config/chimed.conf", configuration)
+            chimed = try hostile.startChimed(arguments: ["--user"]).process
+            client = try BusConnection(address: hostile.bus.address, label: "hostile.caller")
+            // READY=1 comes with the schedule; the name is taken beside it.
+            let hostile = hostile
+            let named = waitFor(
+                {
+                    (try? hostile.busctl([
+                        "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                        "NameHasOwner", "s", "org.chime.Notifications1",
+                    ])) == "b true\n"
+                }, timeout: 10)
+            try #require(named, "chimed did not take its name: \(chimed.standardError)")
+        }
+
+        func stop() {
+            client.close()
+            chimed.signal(SIGTERM)
+            #expect(chimed.wait(timeout: 10) == 0, "\(chimed.standardError)")
+            hostile.stop()
+        }
+
+        /// `Add(app, id, content, trigger)` with arguments written by `write` after the app_id and id: the
+        /// answer's next fire, or the error's name and message.
+        func add(
+            _ id: String, app: String = HostileCallerTests.app,
+            _ write: @escaping @Sendable (inout BusMessageWriter) throws -> Void
+        ) async -> Result<Int64, BusMethodError> {
+            do {
+                return .success(
+                    try await client.call(
+                        destination: "org.chime.Notifications1", path: "/org/chime/Notifications1",
+                        interface: "org.chime.Notifications1", member: "Add", timeout: .seconds(20),
+                        arguments: { writer in
+                            try writer.append(app)
+                            try writer.append(id)
+                            try write(&writer)
+                        }, reply: { try $0.readInt64() }))
+            } catch let error as BusMethodError {
+                return .failure(error)
+            } catch {
+                return .failure(BusMethodError(name: "transport", message: "\(error)"))
+            }
+        }
+
+        func add(
+            _ id: String, app: String = HostileCallerTests.app, content: [(key: String, value: BusValue)],
+            trigger: [(key: String, value: BusValue)]
+        ) async -> Result<Int64, BusMethodError> {
+            await add(id, app: app) { writer in
+                try writer.append(dictionary: content)
+                try writer.append(dictionary: trigger)
+            }
+        }
+
+        /// The ids `app` has pending.
+        func pendingIDs(app: String = HostileCallerTests.app) async throws -> [String] {
+            try await client.call(
+                destination: "org.chime.Notifications1", path: "/org/chime/Notifications1",
+                interface: "org.chime.Notifications1", member: "GetPending", arguments: { try $0.append(app) }
+            ) { reader in
+                try reader.enterContainer("a", contents: "(sa{sv}a{sv}x)")
+                var ids: [String] = []
+                while try reader.peekType() != nil {
+                    try reader.enterContainer("r", contents: "sa{sv}a{sv}x")
+                    ids.append(try reader.readString())
+                    try reader.skip("a{sv}a{sv}x")
+                    try reader.exitContainer()
+                }
+                try reader.exitContainer()
+                return ids
+            }
+        }
+    }
+
+    static var tomorrow: String { "@\(Int(Date().timeIntervalSince1970) + 86_400)" }
+
+    static func expectRefusal(
+        _ result: Result<Int64, BusMethodError>, _ name: String, saying message: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        switch result {
+        case .success(let next): Issue.record("accepted (next \(next))", sourceLocation: sourceLocation)
+        case .failure(let error):
+            #expect(error.name == "org.chime.Notifications1.Error.\(name)", sourceLocation: sourceLocation)
+            #expect(error.message.contains(message), "\(error.message)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// A value of a type `Add` does not take is refused naming the key and the type it got, never left out.
+    @Test func everyUnexpectedTypeIsRefusedNamingTheKeyAndTheType() async throws {
+        let caller = try Caller(prefix: "hostile-types")
+        defer { caller.stop() }
+        let tomorrow = Self.tomorrow
+        // A nested variant At=.
+        Self.expectRefusal(
+            await caller.add("nested") { writer in
+                try writer.append(dictionary: [("Title", .string("Nested"))])
+                try writer.openContainer("a", contents: "{sv}")
+                try writer.openContainer("e", contents: "sv")
+                try writer.append("At")
+                try writer.openContainer("v", contents: "v")
+                try writer.append(variant: .string(tomorrow))
+                try writer.closeContainer()
+                try writer.closeContainer()
+                try writer.closeContainer()
+            }, "InvalidArgument", saying: "Wrong type for At in [Trigger]: v,")
+        // A dictionary Persistent=.
+        Self.expectRefusal(
+            await caller.add("dictionary") { writer in
+                try writer.append(dictionary: [("Title", .string("Dictionary"))])
+                try writer.openContainer("a", contents: "{sv}")
+                try writer.openContainer("e", contents: "sv")
+                try writer.append("At")
+                try writer.append(variant: .string(tomorrow))
+                try writer.closeContainer()
+                try writer.openContainer("e", contents: "sv")
+                try writer.append("Persistent")
+                try writer.openContainer("v", contents: "a{sv}")
+                try writer.append(dictionary: [("yes", .boolean(true))])
+                try writer.closeContainer()
+                try writer.closeContainer()
+                try writer.closeContainer()
+            }, "InvalidArgument", saying: "Wrong type for Persistent in [Trigger]: a{sv},")
+        // A double Title=.
+        Self.expectRefusal(
+            await caller.add(
+                "double", content: [("Title", .double(2.5))], trigger: [("At", .string(tomorrow))]),
+            "InvalidArgument", saying: "Wrong type for Title in [Notification]: d,")
+        // Count= as gdbus sends an integer (i) is taken; a negative one is not.
+        let counted = await caller.add(
+            "counted", content: [("Title", .string("Counted"))],
+            trigger: [("OnCalendar", .string("daily")), ("Count", .int32(3))])
+        #expect((try? counted.get()) != nil, "\(counted)")
+        Self.expectRefusal(
+            await caller.add(
+                "negative", content: [("Title", .string("Negative"))],
+                trigger: [("OnCalendar", .string("daily")), ("Count", .int32(-3))]),
+            "InvalidArgument", saying: "Wrong type for Count in [Trigger]: i,")
+        #expect(try await caller.pendingIDs() == ["counted"])
+    }
+
+    /// Ids and app_ids too long for the request's file are refused up front with their own message, never as a
+    /// failure to write the file.
+    @Test func idsTooLongAreRefusedUpFrontWithTheLimit() async throws {
+        let caller = try Caller(prefix: "hostile-ids")
+        defer { caller.stop() }
+        let content: [(key: String, value: BusValue)] = [("Title", .string("Long"))]
+        let trigger: [(key: String, value: BusValue)] = [("At", .string(Self.tomorrow))]
+        for length in [201, 235, 250] {
+            Self.expectRefusal(
+                await caller.add(String(repeating: "a", count: length), content: content, trigger: trigger),
+                "InvalidArgument", saying: "The id is \(length) bytes long; an id may have at most 200.")
+        }
+        let longApp = "org.example." + String(repeating: "b", count: 100)
+        Self.expectRefusal(
+            await caller.add(String(repeating: "c", count: 150), app: longApp, content: content, trigger: trigger),
+            "InvalidArgument", saying: "app_id and id are 262 bytes together; they may have at most 254.")
+        let longest = String(repeating: "d", count: 200)
+        #expect((try? await caller.add(longest, content: content, trigger: trigger).get()) != nil)
+        #expect(try await caller.pendingIDs() == [longest])
+    }
+
+    /// A million actions are refused by counting them.
+    @Test func aMillionActionsAreRefusedByCountingThem() async throws {
+        let caller = try Caller(prefix: "hostile-actions")
+        defer { caller.stop() }
+        let actions = (0..<1_000_000).map { "a\($0):A" }
+        Self.expectRefusal(
+            await caller.add(
+                "actions", content: [("Title", .string("Actions")), ("Action", .strings(actions))],
+                trigger: [("At", .string(Self.tomorrow))]),
+            "InvalidArgument", saying: "1,000,000 values of Action in [Notification]; at most 1,024 are taken.")
+        #expect(try await caller.pendingIDs().isEmpty)
+    }
+}
