@@ -66,6 +66,7 @@ struct VerifyCommand: Command {
             directories: directories.isEmpty ? instance.configDirectories : directories)
         var loader = NotificationLoader(systemZone: context.localZone, zones: context.zones)
         loader.knownBackends = configuration.backendNames
+        loader.minimumInterval = configuration.minimumInterval
 
         // Every file first, as chimed loads them; generators after, as chimed runs them.
         var results: [(file: NotificationFile, result: NotificationLoader.Result)] = []

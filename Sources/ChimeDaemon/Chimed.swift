@@ -88,6 +88,7 @@ public enum Chimed {
                 options: options, environment: environment, configuration: configuration),
             maximumNotifications: configuration.maximumNotifications)
         loader.knownBackends = configuration.backendNames
+        loader.minimumInterval = configuration.minimumInterval
         loader.wakeSystemRefusal = SystemWaking.probe()
         let named =
             options.configDirectories

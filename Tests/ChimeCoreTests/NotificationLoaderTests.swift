@@ -202,6 +202,16 @@ import Testing
             "/etc/chime/sample.notification:4:7: Every= must be a finite interval greater than zero, not '0'."
         ),
         (
+            "[Notification]\nTitle=t\n[Trigger]\nEvery=500ms\n",
+            "/etc/chime/sample.notification:4:7: Every= '500ms' can fire more often than once every 1s, the shortest "
+                + "interval taken (MinimumInterval= in chimed.conf)."
+        ),
+        (
+            "[Notification]\nTitle=t\n[Trigger]\nOnCalendar=daily\nOnCalendar=*:*:0/0.5\n",
+            "/etc/chime/sample.notification:5:12: OnCalendar= '*:*:0/0.5' can fire more often than once every 1s, "
+                + "the shortest interval taken (MinimumInterval= in chimed.conf)."
+        ),
+        (
             "[Notification]\nTitle=t\n[Trigger]\nEvery=15min\nCount=0\n",
             "/etc/chime/sample.notification:5:7: Count= must be a positive whole number, not '0'."
         ),
@@ -227,7 +237,7 @@ import Testing
         ),
         (
             // Found by fuzz-unit-file: stepping through a million occurrences a microsecond apart took 1.7 s.
-            "[Notification]\nTitle=t\n[Trigger]\nEvery=1us\nFrom=2026-11-30 09:00\nOnCalendar=*:*:0/0.000001\n"
+            "[Notification]\nTitle=t\n[Trigger]\nEvery=1s\nFrom=2026-11-30 09:00\nOnCalendar=*:*:0/1\n"
                 + "Count=1000000\n",
             "/etc/chime/sample.notification:7:7: Count= may be at most 10,000 with OnCalendar=, At=, RRule= or RDate=, not "
                 + "1,000,000: the occurrences are counted one by one. End a longer series with Until=."
@@ -411,5 +421,36 @@ import Testing
         let both = try calendars("OnCalendar=*-*-* 12:00\nOnCalendar=hourly\n")
         #expect(both.map(\.description) == ["*-*-* 12:00:00", "*-*-* *:00:00"])
         #expect(try calendars("OnCalendar=hourly\n") == reset)
+    }
+}
+
+/// The floor on how often one notification may fire (`NotificationLoader.minimumInterval`), at a second (a file's
+/// default) and at a minute (an application's request).
+struct MinimumIntervalTests {
+    static func refusal(_ trigger: String, floor: Duration) -> String? {
+        var loader = NotificationLoader(systemZone: .utc, zones: .system)
+        loader.minimumInterval = floor
+        let text = "[Notification]\nTitle=t\n[Trigger]\n" + trigger
+        let result = loader.load(UnitFile(parsing: text, path: "t.notification"), id: "t", path: "t.notification")
+        return result.notification == nil ? result.diagnostics.map(\.message).joined(separator: " | ") : nil
+    }
+
+    @Test(arguments: [
+        ("Every=1s", true, false), ("Every=999ms", false, false), ("Every=59s", true, false),
+        ("Every=1min", true, true),
+        ("OnCalendar=*:*:*", true, false), ("OnCalendar=*:*:0/0.000001", false, false),
+        ("OnCalendar=*:*:0.5", false, false), ("OnCalendar=*:*:0/30", true, false), ("OnCalendar=*:*:30", true, true),
+        ("OnCalendar=minutely", true, true), ("OnCalendar=*:*:10\nOnCalendar=hourly", true, false),
+        ("OnCalendar=*:*:10\nOnCalendar=*:0/5:10", true, true), ("OnCalendar=*:*:10..12", true, false),
+        ("RRule=FREQ=SECONDLY\nFrom=2026-12-01", true, false),
+        ("RRule=FREQ=SECONDLY;INTERVAL=60\nFrom=2026-12-01", true, true),
+        ("RRule=FREQ=MINUTELY;BYSECOND=0,30\nFrom=2026-12-01", true, false),
+        ("RRule=FREQ=MINUTELY;BYSECOND=15\nFrom=2026-12-01", true, true),
+        ("At=2026-12-01\nAt=2026-12-01 00:00:00.5", true, true),
+    ])
+    func aTriggerFiringMoreOftenThanTheFloorIsRefused(trigger: String, takenAtASecond: Bool, takenAtAMinute: Bool) {
+        #expect((Self.refusal(trigger, floor: .seconds(1)) == nil) == takenAtASecond)
+        #expect((Self.refusal(trigger, floor: .seconds(60)) == nil) == takenAtAMinute)
+        #expect(Self.refusal(trigger, floor: .zero) == nil)
     }
 }

@@ -9,8 +9,10 @@ import Testing
 @Suite struct TriggerOccurrenceTests {
     static let berlin = try! ZoneDatabase.system.rules(named: "Europe/Berlin")
 
+    /// The trigger of `lines`, read with no floor on how often it fires (the rules are the subject here).
     static func trigger(_ lines: String) -> Trigger {
-        let loader = NotificationLoader(systemZone: berlin, zones: .system)
+        var loader = NotificationLoader(systemZone: berlin, zones: .system)
+        loader.minimumInterval = .zero
         let text = "[Notification]\nTitle=t\n[Trigger]\n" + lines
         let result = loader.load(UnitFile(parsing: text, path: "t.notification"), id: "t", path: "t.notification")
         return result.notification!.trigger
@@ -184,7 +186,8 @@ import Testing
         #expect(Self.trigger("Every=1us\nCount=1000000000").count == 1_000_000_000)
         #expect(Self.trigger("OnCalendar=*:*:0/0.000001\nCount=10000").count == 10_000)
         #expect(Self.trigger("At=2026-12-01 09:00\nEvery=1us\nCount=10000").count == 10_000)
-        let loader = NotificationLoader(systemZone: Self.berlin, zones: .system)
+        var loader = NotificationLoader(systemZone: Self.berlin, zones: .system)
+        loader.minimumInterval = .zero
         func refusal(_ lines: String) -> String? {
             let text = "[Notification]\nTitle=t\n[Trigger]\n\(lines)"
             let result = loader.load(UnitFile(parsing: text, path: "t.notification"), id: "t", path: "t.notification")

@@ -192,4 +192,42 @@ struct HostileCallerTests {
             "InvalidArgument", saying: "1,000,000 values of Action in [Notification]; at most 1,024 are taken.")
         #expect(try await caller.pendingIDs().isEmpty)
     }
+
+    /// `Every=1us` took chimed's memory until the kernel killed it, at every restart: a request that could fire more
+    /// often than once a minute is refused, and one stored by hand is refused at load, named, and never run.
+    @Test func aRequestFiringMoreOftenThanOnceAMinuteIsRefusedAndNotRunFromTheStateEither() async throws {
+        let caller = try Caller(prefix: "hostile-floor")
+        defer { caller.stop() }
+        for trigger in [
+            ("Every", "1us"), ("Every", "30s"), ("OnCalendar", "*:*:0/0.000001"), ("OnCalendar", "*:*:0/10"),
+            ("RRule", "FREQ=SECONDLY"),
+        ] {
+            Self.expectRefusal(
+                await caller.add(
+                    "often", content: [("Title", .string("Often"))], trigger: [(trigger.0, .string(trigger.1))]),
+                "InvalidArgument",
+                saying: "\(trigger.0)= '\(trigger.1)' can fire more often than once every 1min, the shortest interval "
+                    + "taken (for an application's request).")
+        }
+        Self.expectRefusal(
+            await caller.add(
+                "counted", content: [("Title", .string("Counted"))],
+                trigger: [("RRule", .string("FREQ=DAILY;COUNT=1000000")), ("From", .string("2026-01-01"))]),
+            "InvalidArgument", saying: "has COUNT=1,000,000; at most 10,000 are taken here.")
+        #expect(try await caller.pendingIDs().isEmpty)
+
+        // Written by hand (or by an older chimed) into the state directory: refused at the rebuild, with its path.
+        let stored = "state/apps/\(Self.app)/often.notification"
+        try caller.hostile.directory.write(stored, "[Notification]\nTitle=Often\n[Trigger]\nEvery=1us\n")
+        caller.chimed.signal(SIGHUP)
+        #expect(
+            waitFor(
+                {
+                    caller.chimed.standardError.contains(
+                        "\(stored):4:7: Every= '1us' can fire more often than once every 1min")
+                }, timeout: 10), "\(caller.chimed.standardError)")
+        usleep(300_000)
+        #expect(caller.chimed.standardOutput.isEmpty, "delivered: \(caller.chimed.standardOutput.prefix(300))")
+        #expect(try await caller.pendingIDs().isEmpty)
+    }
 }

@@ -33,6 +33,8 @@ import Testing
         try directory.write(
             "config/burst.notification",
             "[Notification]\nTitle=Burst\n[Trigger]\nEvery=5ms\nCount=\(count)\nPersistent=yes\n")
+        // Faster than a file may fire unless chimed.conf allows it.
+        try directory.write("config/chimed.conf", "[Daemon]\nMinimumInterval=1ms\n")
         let arguments = [
             "--config-dir=\(directory.path)/config", "--runtime-dir=\(directory.path)/run",
             "--state-dir=\(directory.path)/state", "--deliver=stdout",

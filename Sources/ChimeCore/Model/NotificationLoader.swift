@@ -17,6 +17,12 @@ public struct NotificationLoader: Sendable {
     /// Why this chimed cannot wake the system, when it cannot (it lacks CAP_WAKE_ALARM): `WakeSystem=yes` is then
     /// an error that says so and what to grant.
     public var wakeSystemRefusal: String?
+    /// The shortest time apart one notification may fire (`Trigger.keyFiringMoreOftenThan`), and what sets it, for
+    /// the error: a notification that could fire more often is not loaded.
+    public var minimumInterval = InputLimits.defaultMinimumInterval
+    public var minimumIntervalSetting = "MinimumInterval= in chimed.conf"
+    /// The largest `COUNT` an `RRule=` may have, when bounded: what one rule may cost to walk.
+    public var maximumRecurrenceCount: Int?
 
     public init(systemZone: ZoneRules, zones: ZoneDatabase, calendarCache: CalendarCache? = nil) {
         self.systemZone = systemZone
@@ -210,6 +216,7 @@ struct NotificationReader {
         readCalendars(into: &trigger, zone: zone)
         readRecurrence(into: &trigger, zone: zone)
         readWindow(into: &trigger, zone: zone)
+        checkFrequency(of: trigger)
         if let entry = single(.persistent) {
             trigger.isPersistent = boolean(entry) ?? false
         }

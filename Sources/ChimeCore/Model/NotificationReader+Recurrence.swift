@@ -22,7 +22,15 @@ extension NotificationReader {
         var rules: [RecurrenceRule] = []
         for entry in ruleEntries {
             do {
-                rules.append(try RecurrenceRule(entry.value))
+                let rule = try RecurrenceRule(entry.value)
+                if let bound = loader.maximumRecurrenceCount, let count = rule.count, count > bound {
+                    error(
+                        valueLocation(of: entry),
+                        "RRule= '\(entry.value)' has COUNT=\(InputLimits.grouped(count)); at most "
+                            + "\(InputLimits.grouped(bound)) are taken here. End a longer series with UNTIL.")
+                    continue
+                }
+                rules.append(rule)
             } catch {
                 self.error(valueLocation(of: entry), "Invalid RRule= '\(entry.value)': \(error).")
             }

@@ -24,6 +24,9 @@ public enum InputLimits {
     /// times the events bounds the work. (With `Every=` alone the N-th is computed directly, and `Count=` has no
     /// bound.)
     public static let maximumSteppedCount = 10_000
+    /// The default of `[Daemon] MinimumInterval=`: the shortest time apart one notification may fire. An
+    /// application's request is held to `ApplicationRequests.minimumInterval` as well.
+    public static let defaultMinimumInterval = Duration.seconds(1)
     /// The default of `[Daemon] MaxNotifications=`: the most notifications one schedule holds.
     public static let defaultMaximumNotifications = 2_000_000
     /// The largest `MaxNotifications=`: the schedule numbers its entries in 32 bits, and holds at most about twice

@@ -18,6 +18,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var maximumNotifications = InputLimits.defaultMaximumNotifications
     /// `[Daemon] MaxRequestsPerApp=`: the most requests one application may have pending (`Add` on the bus).
     public var maximumRequestsPerApp = ApplicationRequests.defaultMaximumPerApp
+    /// `[Daemon] MinimumInterval=`: the shortest time apart one notification may fire.
+    public var minimumInterval = InputLimits.defaultMinimumInterval
     public var presentation = PresentationSettings()
     /// `[Quiet]` and `[Focus]`.
     public var focus = FocusSettings()
@@ -48,7 +50,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public static func == (a: DaemonConfiguration, b: DaemonConfiguration) -> Bool {
         a.defaultBackends == b.defaultBackends && a.generatorTimeout == b.generatorTimeout
             && a.generatorOutputLimit == b.generatorOutputLimit && a.maximumNotifications == b.maximumNotifications
-            && a.maximumRequestsPerApp == b.maximumRequestsPerApp && a.presentation == b.presentation
+            && a.maximumRequestsPerApp == b.maximumRequestsPerApp && a.minimumInterval == b.minimumInterval
+            && a.presentation == b.presentation
             && a.focus == b.focus && a.desktop == b.desktop
             && a.commands == b.commands && a.webhooks == b.webhooks && a.apprises == b.apprises && a.paths == b.paths
             && a.diagnostics == b.diagnostics
@@ -65,7 +68,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The keys of each section.
     public static let knownKeys: [String: Set<String>] = [
-        "Daemon": ["Deliver", "GeneratorTimeoutSec", "GeneratorMaxOutput", "MaxNotifications", "MaxRequestsPerApp"],
+        "Daemon": [
+            "Deliver", "GeneratorTimeoutSec", "GeneratorMaxOutput", "MaxNotifications", "MaxRequestsPerApp",
+            "MinimumInterval",
+        ],
         "Presentation": ["Alert", "Sound", "Badge"],
         "Focus": ["Passive", "Active", "TimeSensitive", "Release", "FollowDesktop"],
         "Quiet": ["OnCalendar", "LengthSec", "TimeZone"],
@@ -206,6 +212,9 @@ extension DaemonConfiguration {
                         "Invalid MaxNotifications= '\(entry.value)': expected a whole number from 1 to "
                             + "\(InputLimits.grouped(InputLimits.largestMaximumNotifications)); ignoring.")
                 }
+            }
+            if let entry = reader.single("MinimumInterval", in: section), let value = reader.duration(entry) {
+                minimumInterval = value
             }
             if let entry = reader.single("MaxRequestsPerApp", in: section) {
                 if let value = Int(entry.value), value > 0, entry.value.allSatisfy(\.isASCII) {

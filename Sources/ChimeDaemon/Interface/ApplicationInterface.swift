@@ -239,6 +239,8 @@ final class ApplicationInterface: @unchecked Sendable {
         var loader = NotificationLoader(systemZone: systemZone, zones: .system)
         // Refused here as the rebuild would refuse it, rather than taken and then dropped.
         loader.wakeSystemRefusal = rebuilder.wakeSystemRefusal
+        loader.minimumInterval = rebuilder.configuration.minimumInterval
+        loader = ApplicationRequests.restricting(loader)
         let request: BusRequest
         do {
             request = try BusRequest(appID: appID, id: id, content: content, trigger: trigger, loader: loader)

@@ -16,6 +16,22 @@ public struct ApplicationRequests: Sendable {
     /// The largest request taken, as the notification file it is stored as.
     public static let maximumRequestSize = 64 << 10
 
+    /// The shortest time apart one request may fire, whatever chimed.conf allows files: an application is held to
+    /// what iOS holds it to.
+    public static let minimumInterval = Duration.seconds(60)
+
+    /// `loader` as it loads applications' requests: at most once a minute, and rules of a bounded `COUNT`
+    /// (`InputLimits.maximumSteppedCount`), so that one request costs a bounded amount of work to place.
+    public static func restricting(_ loader: NotificationLoader) -> NotificationLoader {
+        var loader = loader
+        if loader.minimumInterval < minimumInterval {
+            loader.minimumInterval = minimumInterval
+            loader.minimumIntervalSetting = "for an application's request"
+        }
+        loader.maximumRecurrenceCount = InputLimits.maximumSteppedCount
+        return loader
+    }
+
     /// The longest id of a request: its file and the temporary file it is written through fit a file name (255
     /// bytes), whatever the process id.
     public static let maximumIDLength = 200

@@ -59,9 +59,11 @@ public struct LoadedSchedule: Sendable {
     var generatorOutputs: [String: GeneratorOutputRecord] = [:]
     /// The zones the load looked up, and what it was told.
     var zoneLookups = ZoneDatabase.Lookups()
-    /// The loader's `knownBackends` and `wakeSystemRefusal`, which what it loaded depends on (`LoadContext`).
+    /// The loader's `knownBackends`, `wakeSystemRefusal` and `minimumInterval`, which what it loaded depends on
+    /// (`LoadContext`).
     var knownBackends: [String]?
     var wakeSystemRefusal: String?
+    var minimumInterval = InputLimits.defaultMinimumInterval
     /// Whether some notification was read from files and keeps their fingerprint (`FileReuse`).
     var readFiles = false
     /// The events parsed, for the next load to carry (`CalendarReuse`).
@@ -205,6 +207,8 @@ public struct ScheduleLoader: Sendable {
     public var knownBackends: [String]?
     /// Why `WakeSystem=yes` cannot be honoured, when it cannot (`NotificationLoader.wakeSystemRefusal`).
     public var wakeSystemRefusal: String?
+    /// The shortest time apart one notification may fire (`NotificationLoader.minimumInterval`).
+    public var minimumInterval = InputLimits.defaultMinimumInterval
     /// The events the load before parsed, to take before parsing them again.
     var calendarReuse: CalendarReuse?
 
@@ -268,6 +272,7 @@ public struct ScheduleLoader: Sendable {
         var loader = NotificationLoader(systemZone: systemZone, zones: zones.cachingLookups())
         loader.knownBackends = knownBackends
         loader.wakeSystemRefusal = wakeSystemRefusal
+        loader.minimumInterval = minimumInterval
         let calendarCache = CalendarCache(carrying: calendarReuse?.cache(for: loader))
         loader.calendarCache = calendarCache
         defer { calendarCache.letGoOfEarlier() }
@@ -278,6 +283,7 @@ public struct ScheduleLoader: Sendable {
         schedule.zoneLookups = loader.zones.lookups
         schedule.knownBackends = loader.knownBackends
         schedule.wakeSystemRefusal = loader.wakeSystemRefusal
+        schedule.minimumInterval = loader.minimumInterval
         // Duplicates are rare: look for one before copying every entry through the filter. In place, since
         // copying each notification out would retain and release all it holds.
         let hasDuplicates = schedule.notifications.withUnsafeBufferPointer { entries in
@@ -311,6 +317,7 @@ public struct ApplicationRequestSource: ScheduleSource {
     }
 
     public func load(into schedule: inout LoadedSchedule, loader: NotificationLoader) throws(ScheduleLoadError) {
+        let loader = ApplicationRequests.restricting(loader)
         for appID in requests.appIDs() {
             for id in requests.ids(appID: appID) {
                 let path = requests.path(appID: appID, id: id)

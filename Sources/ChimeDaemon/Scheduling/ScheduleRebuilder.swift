@@ -112,6 +112,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
                     generatorReuse: generatorReuse, fileReuse: fileReuse),
                 maximumNotifications: configuration.maximumNotifications)
             loader.knownBackends = configuration.backendNames
+            loader.minimumInterval = configuration.minimumInterval
             loader.wakeSystemRefusal = wakeSystemRefusal
             loader.calendarReuse = calendarReuse
             let result = Result { () throws(ScheduleLoadError) in try loader.load(systemZone: zone) }
