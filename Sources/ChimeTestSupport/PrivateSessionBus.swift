@@ -15,10 +15,11 @@ public final class PrivateSessionBus: @unchecked Sendable {
 
     /// Starts the daemon and waits (up to `timeout`) for it to print its address. With `serviceDirectory`, it
     /// starts the services described there on their first call (bus activation), with `environment` added to its
-    /// own (the services' standard output and error are the daemon's: `output`).
+    /// own (the services' standard output and error are the daemon's: `output`). `limits` are the daemon's
+    /// `<limit>`s by name (`max_message_size`).
     public init(
         directory: TemporaryDirectory, serviceDirectory: String? = nil, environment: [String: String] = [:],
-        timeout: Duration = .seconds(10)
+        limits: [String: Int] = [:], timeout: Duration = .seconds(10)
     ) throws {
         guard let path = Self.daemonPath else { throw FixtureError("dbus-daemon is not installed") }
         socketPath = directory.path + "/bus"
@@ -32,6 +33,7 @@ public final class PrivateSessionBus: @unchecked Sendable {
               <listen>unix:path=\(socketPath)</listen>
               <auth>EXTERNAL</auth>
             \(serviceDirectory.map { "  <servicedir>\($0)</servicedir>" } ?? "")
+            \(limits.sorted { $0.key < $1.key }.map { "  <limit name=\"\($0.key)\">\($0.value)</limit>" }.joined(separator: "\n"))
               <policy context="default">
                 <allow send_destination="*" eavesdrop="true"/>
                 <allow eavesdrop="true"/>

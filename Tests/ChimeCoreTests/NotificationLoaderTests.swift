@@ -294,6 +294,21 @@ import Testing
         #expect(result.diagnostics.allSatisfy { $0.severity == .warning })
     }
 
+    @Test func manyUnknownKeysAreSaidFirstFewThenCounted() throws {
+        let keys = (0..<100).map { "Unknown\($0)=x\n" }.joined()
+        let result = load("[Notification]\nTitle=t\n\(keys)[Trigger]\nOnCalendar=daily\n[Extra]\nA=1\n")
+        #expect(result.notification != nil)
+        #expect(
+            result.diagnostics.map(\.description) == [
+                "/etc/chime/sample.notification: 96 more unknown keys and sections, ignoring.",
+                "/etc/chime/sample.notification:3:1: Unknown key 'Unknown0' in section [Notification], ignoring.",
+                "/etc/chime/sample.notification:4:1: Unknown key 'Unknown1' in section [Notification], ignoring.",
+                "/etc/chime/sample.notification:5:1: Unknown key 'Unknown2' in section [Notification], ignoring.",
+                "/etc/chime/sample.notification:6:1: Unknown key 'Unknown3' in section [Notification], ignoring.",
+                "/etc/chime/sample.notification:7:1: Unknown key 'Unknown4' in section [Notification], ignoring.",
+            ])
+    }
+
     /// A misspelt key, section or backend is named with what it most likely meant.
     @Test(arguments: [
         (

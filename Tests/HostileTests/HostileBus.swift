@@ -15,9 +15,10 @@ struct HostileBus {
         return DBusFixture.unavailableReason
     }
 
-    init(prefix: String) throws {
+    /// `limits`: the bus daemon's `<limit>`s by name.
+    init(prefix: String, limits: [String: Int] = [:]) throws {
         directory = try TemporaryDirectory(prefix: prefix)
-        bus = try PrivateSessionBus(directory: directory)
+        bus = try PrivateSessionBus(directory: directory, limits: limits)
     }
 
     func stop() {

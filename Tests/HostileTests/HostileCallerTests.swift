@@ -15,8 +15,10 @@ struct HostileCallerTests {
         let chimed: RunningProcess
         let client: BusConnection
 
-        init(prefix: String, configuration: String = "[Daemon]\nDeliver=stdout\n") throws {
-            hostile = try HostileBus(prefix: prefix)
+        init(
+            prefix: String, configuration: String = "[Daemon]\nDeliver=stdout\n", busLimits: [String: Int] = [:]
+        ) throws {
+            hostile = try HostileBus(prefix: prefix, limits: busLimits)
             try hostile.directory.write("config/chimed.conf", configuration)
             chimed = try hostile.startChimed(arguments: ["--user"]).process
             client = try BusConnection(address: hostile.bus.address, label: "hostile.caller")
@@ -219,7 +221,20 @@ struct HostileCallerTests {
         // Written by hand (or by an older chimed) into the state directory: refused at the rebuild, with its path.
         let stored = "state/apps/\(Self.app)/often.notification"
         try caller.hostile.directory.write(stored, "[Notification]\nTitle=Often\n[Trigger]\nEvery=1us\n")
+        // Beside it, a file larger than any request and a FIFO that would block a reader: each is named, and the
+        // rebuild goes on.
+        let large = "state/apps/\(Self.app)/large.notification"
+        try caller.hostile.directory.write(large, String(repeating: "#\n", count: 1 << 20))
+        let fifo = "state/apps/\(Self.app)/fifo.notification"
+        try #require(mkfifo(caller.hostile.directory.path + "/" + fifo, 0o600) == 0)
         caller.chimed.signal(SIGHUP)
+        #expect(
+            waitFor(
+                {
+                    caller.chimed.standardError.contains(
+                        "\(large): File is 2,097,152 bytes, more than the 1 MiB a configuration file may have.")
+                        && caller.chimed.standardError.contains("\(fifo): Failed to read file: Not a regular file.")
+                }, timeout: 10), "\(caller.chimed.standardError)")
         #expect(
             waitFor(
                 {
@@ -229,5 +244,106 @@ struct HostileCallerTests {
         usleep(300_000)
         #expect(caller.chimed.standardOutput.isEmpty, "delivered: \(caller.chimed.standardOutput.prefix(300))")
         #expect(try await caller.pendingIDs().isEmpty)
+    }
+
+    static func body(_ bytes: Int) -> [(key: String, value: BusValue)] {
+        [("Title", .string("Large")), ("Body", .string(String(repeating: "x", count: bytes)))]
+    }
+
+    /// All applications' requests together are bounded by chimed.conf (`MaxRequests=`, `MaxRequestBytes=`), as each
+    /// application's are (`MaxRequestsPerApp=`, and 16 MiB: `ApplicationRequestQuotaTests`); a request that
+    /// replaces another counts only what it adds.
+    @Test func allApplicationsTogetherAreBounded() async throws {
+        let caller = try Caller(
+            prefix: "hostile-quota", configuration: "[Daemon]\nDeliver=stdout\nMaxRequests=20\nMaxRequestBytes=560K\n")
+        defer { caller.stop() }
+        let trigger: [(key: String, value: BusValue)] = [("At", .string(Self.tomorrow))]
+        for index in 0..<8 {
+            _ = try await caller.add("r\(index)", content: Self.body(60_000), trigger: trigger).get()
+        }
+        let other = "org.example.Other"
+        _ = try await caller.add("large", app: other, content: Self.body(60_000), trigger: trigger).get()
+        Self.expectRefusal(
+            await caller.add("large2", app: other, content: Self.body(60_000), trigger: trigger), "LimitExceeded",
+            saying: "bytes, more than chimed keeps for all of them (MaxRequestBytes=560 KiB in chimed.conf).")
+        // Replaced by a small one: its bytes are given back.
+        _ = try await caller.add("large", app: other, content: Self.body(1), trigger: trigger).get()
+        _ = try await caller.add("large2", app: other, content: Self.body(60_000), trigger: trigger).get()
+        for index in 0..<10 {
+            _ = try await caller.add("s\(index)", app: other, content: Self.body(1), trigger: trigger).get()
+        }
+        Self.expectRefusal(
+            await caller.add("t", app: "org.example.Third", content: Self.body(1), trigger: trigger), "LimitExceeded",
+            saying:
+                "Applications have 20 requests pending, the most chimed takes from all of them (MaxRequests=20 in "
+                + "chimed.conf).")
+        // Removing makes room again.
+        try await caller.client.call(
+            destination: "org.chime.Notifications1", path: "/org/chime/Notifications1",
+            interface: "org.chime.Notifications1", member: "RemoveAllPending", arguments: { try $0.append(other) }
+        ) { _ in }
+        #expect(
+            (try? await caller.add("t", app: "org.example.Third", content: Self.body(1), trigger: trigger).get())
+                != nil)
+    }
+
+    /// A reply larger than the bus takes (here a bus that takes 1 MiB) costs chimed its connection: it says so and
+    /// connects again, and applications are served as before.
+    @Test func aLostConnectionIsSaidAndMadeAgain() async throws {
+        let caller = try Caller(prefix: "hostile-reconnect", busLimits: ["max_message_size": 1 << 20])
+        defer { caller.stop() }
+        let trigger: [(key: String, value: BusValue)] = [("At", .string(Self.tomorrow))]
+        for index in 0..<20 {
+            _ = try await caller.add("r\(index)", content: Self.body(60_000), trigger: trigger).get()
+        }
+        #expect((try? await caller.pendingIDs()) == nil, "a reply of 1.2 MB went through a bus of 1 MiB")
+        #expect(
+            waitFor(
+                { caller.chimed.standardError.contains("Serving org.chime.Notifications1 again on ") }, timeout: 15),
+            "\(caller.chimed.standardError)")
+        #expect(caller.chimed.standardError.contains("Lost the connection to the session bus "))
+        #expect(
+            (try? await caller.add("after", app: "org.example.Other", content: Self.body(1), trigger: trigger).get())
+                != nil)
+    }
+
+    /// Forty costly `Add`s at once (a 60 KB body each, slow to read in a debug build) are read off the scheduler's
+    /// queue: a notification due every second beside them is delivered on time, each second once.
+    @Test func aFloodOfCostlyAddsLeavesDeliveriesOnTime() async throws {
+        let caller = try Caller(prefix: "hostile-flood")
+        defer { caller.stop() }
+        try caller.hostile.directory.write(
+            "config/tick.notification", "[Notification]\nTitle=Tick\n[Trigger]\nOnCalendar=*:*:*\n")
+        caller.chimed.signal(SIGHUP)
+        #expect(waitFor({ caller.chimed.standardOutput.contains("\"tick\"") }, timeout: 10))
+        let started = Date()
+        let trigger: [(key: String, value: BusValue)] = [("At", .string(Self.tomorrow))]
+        let taken = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    (try? await caller.add("flood\(index)", content: Self.body(60_000), trigger: trigger).get()) != nil
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        let ended = Date()
+        #expect(taken == 40)
+        usleep(1_500_000)
+        let ticks = caller.chimed.standardOutput.split(separator: "\n").compactMap { line -> (fire: Date, at: Date)? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["id"] as? String == "tick", object["missed"] == nil,
+                let fire = (object["fire_time"] as? String).flatMap(TestDate.iso),
+                let at = (object["delivered_at"] as? String).flatMap(TestDate.iso)
+            else { return nil }
+            return (fire, at)
+        }.filter { $0.fire >= started.addingTimeInterval(1) && $0.fire <= ended }
+        // Every second of the flood, once, and late by a fraction of a second at most (the scheduler's queue took
+        // a whole Add at a time before, so a tick waited for many of them).
+        let seconds = ticks.map { Int($0.fire.timeIntervalSince1970) }
+        #expect(Set(seconds).count == seconds.count, "\(seconds)")
+        if let first = seconds.min(), let last = seconds.max() { #expect(seconds.count == last - first + 1) }
+        let lateness = ticks.map { $0.at.timeIntervalSince($0.fire) }
+        #expect(lateness.allSatisfy { $0 < 0.5 }, "lateness \(lateness) over \(ended.timeIntervalSince(started)) s")
+        #expect(!caller.chimed.standardError.contains("missed"), "\(caller.chimed.standardError)")
     }
 }

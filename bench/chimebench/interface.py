@@ -57,7 +57,10 @@ def chime_side(count, round_trips):
         os.makedirs(f"{directory}/config")
         os.makedirs(f"{directory}/services")
         with open(f"{directory}/config/chimed.conf", "w") as handle:
-            handle.write(f"[Daemon]\nDeliver=journal\nMaxRequestsPerApp={count + 2 * round_trips + 10}\n")
+            handle.write(
+                f"[Daemon]\nDeliver=journal\nMaxRequestsPerApp={count + 2 * round_trips + 10}\n"
+                f"MaxRequests={count + 2 * round_trips + 10}\nMaxRequestBytes=1G\n"
+            )
         with open(f"{directory}/services/org.chime.Notifications1.service", "w") as handle:
             handle.write(
                 "[D-BUS Service]\nName=org.chime.Notifications1\n"

@@ -240,12 +240,17 @@ struct NotificationReader {
         return notification
     }
 
+    /// How many unknown keys and sections of one file are warned about one by one; the rest are counted in one
+    /// warning, so that a file of 100,000 of them costs one screen at every rebuild.
+    static let unknownNamesSaid = 5
+
     /// Warns of a unit's unknown sections and keys, and reports values and lists beyond `InputLimits`; `false` if
     /// any was.
     mutating func checkUnknownAndBounds() -> Bool {
         guard case .unit(let unit) = assignments.origin else { return true }
         var withinBounds = true
         var assignments = 0
+        var unknown = 0
         for section in unit.sections {
             assignments += section.entries.count
             // Counting bytes is cheap for Swift's native strings: every value is checked, a million times for a
@@ -258,18 +263,29 @@ struct NotificationReader {
                 withinBounds = false
             }
             guard let keys = NotificationLoader.knownKeys[section.name] else {
-                warning(
-                    section.location,
-                    "Unknown section '\(section.name)', ignoring."
-                        + Suggestion.didYouMean(section.name, among: NotificationLoader.knownKeys.keys.sorted()))
+                unknown += 1
+                if unknown <= Self.unknownNamesSaid {
+                    warning(
+                        section.location,
+                        "Unknown section '\(section.name)', ignoring."
+                            + Suggestion.didYouMean(section.name, among: NotificationLoader.knownKeys.keys.sorted()))
+                }
                 continue
             }
             for entry in section.entries where !keys.contains(entry.key) {
-                warning(
-                    entry.location,
-                    "Unknown key '\(entry.key)' in section [\(section.name)], ignoring."
-                        + Suggestion.didYouMean(entry.key, among: keys.sorted()))
+                unknown += 1
+                if unknown <= Self.unknownNamesSaid {
+                    warning(
+                        entry.location,
+                        "Unknown key '\(entry.key)' in section [\(section.name)], ignoring."
+                            + Suggestion.didYouMean(entry.key, among: keys.sorted()))
+                }
             }
+        }
+        if unknown > Self.unknownNamesSaid {
+            warning(
+                UnitFileLocation(file: path),
+                "\(InputLimits.grouped(unknown - Self.unknownNamesSaid)) more unknown keys and sections, ignoring.")
         }
         // Only a notification with that many assignments in all can repeat one key too often.
         guard assignments > InputLimits.maximumRepeats else { return withinBounds }

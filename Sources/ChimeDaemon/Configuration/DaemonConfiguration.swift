@@ -18,6 +18,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var maximumNotifications = InputLimits.defaultMaximumNotifications
     /// `[Daemon] MaxRequestsPerApp=`: the most requests one application may have pending (`Add` on the bus).
     public var maximumRequestsPerApp = ApplicationRequests.defaultMaximumPerApp
+    /// `[Daemon] MaxRequests=`: the most requests all applications together may have pending.
+    public var maximumRequests = ApplicationRequests.defaultMaximumTotal
+    /// `[Daemon] MaxRequestBytes=`: the most bytes all applications' requests may take as notification files.
+    public var maximumRequestBytes = ApplicationRequests.defaultMaximumTotalBytes
     /// `[Daemon] MinimumInterval=`: the shortest time apart one notification may fire.
     public var minimumInterval = InputLimits.defaultMinimumInterval
     public var presentation = PresentationSettings()
@@ -51,6 +55,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         a.defaultBackends == b.defaultBackends && a.generatorTimeout == b.generatorTimeout
             && a.generatorOutputLimit == b.generatorOutputLimit && a.maximumNotifications == b.maximumNotifications
             && a.maximumRequestsPerApp == b.maximumRequestsPerApp && a.minimumInterval == b.minimumInterval
+            && a.maximumRequests == b.maximumRequests && a.maximumRequestBytes == b.maximumRequestBytes
             && a.presentation == b.presentation
             && a.focus == b.focus && a.desktop == b.desktop
             && a.commands == b.commands && a.webhooks == b.webhooks && a.apprises == b.apprises && a.paths == b.paths
@@ -70,7 +75,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public static let knownKeys: [String: Set<String>] = [
         "Daemon": [
             "Deliver", "GeneratorTimeoutSec", "GeneratorMaxOutput", "MaxNotifications", "MaxRequestsPerApp",
-            "MinimumInterval",
+            "MinimumInterval", "MaxRequests", "MaxRequestBytes",
         ],
         "Presentation": ["Alert", "Sound", "Badge"],
         "Focus": ["Passive", "Active", "TimeSensitive", "Release", "FollowDesktop"],
@@ -212,6 +217,18 @@ extension DaemonConfiguration {
                         "Invalid MaxNotifications= '\(entry.value)': expected a whole number from 1 to "
                             + "\(InputLimits.grouped(InputLimits.largestMaximumNotifications)); ignoring.")
                 }
+            }
+            if let entry = reader.single("MaxRequests", in: section) {
+                if let value = Int(entry.value), value > 0, entry.value.allSatisfy(\.isASCII) {
+                    maximumRequests = value
+                } else {
+                    reader.error(
+                        entry.valueLocation,
+                        "Invalid MaxRequests= '\(entry.value)': expected a whole number above zero; ignoring.")
+                }
+            }
+            if let entry = reader.single("MaxRequestBytes", in: section), let value = reader.size(entry) {
+                maximumRequestBytes = value
             }
             if let entry = reader.single("MinimumInterval", in: section), let value = reader.duration(entry) {
                 minimumInterval = value

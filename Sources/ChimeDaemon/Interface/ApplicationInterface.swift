@@ -23,6 +23,9 @@ final class ApplicationInterface: @unchecked Sendable {
     }
 
     private let queue: DispatchQueue
+    /// Where each authorized call goes first, in order: an `Add` is parsed, validated and its next fire computed here,
+    /// off the scheduler's queue, so a costly request delays other requests and never a delivery.
+    private let requestQueue = DispatchQueue(label: "chimed.interface.requests", qos: .utility)
     private let requests: ApplicationRequests
     private let scheduler: Scheduler
     private let rebuilder: ScheduleRebuilder
@@ -34,8 +37,7 @@ final class ApplicationInterface: @unchecked Sendable {
     private let log: any EventLog
     /// Kept open for the life of the daemon.
     private var connection: BusConnection?
-    /// The ids of each application's stored requests, once read (`pendingIDs(of:)`); on the scheduler's queue.
-    private var pendingRequests: [String: Set<String>] = [:]
+    private let quota: ApplicationRequestQuota
     // Set by `start` before the object is exported, read on the bus queue.
     private var authorization: CallerAuthorization?
     /// Served beside it on the system bus: users' instances ask it to wake the system (`WakeService`).
@@ -52,6 +54,7 @@ final class ApplicationInterface: @unchecked Sendable {
         self.reporter = reporter
         self.queue = queue
         self.requests = requests
+        quota = ApplicationRequestQuota(requests: requests, queue: queue)
         self.scheduler = scheduler
         self.rebuilder = rebuilder
         self.clock = clock
@@ -60,10 +63,13 @@ final class ApplicationInterface: @unchecked Sendable {
     }
 
     /// Connects to the bus at `address`, exports the object, then takes the name: a call that the name's owner
-    /// receives always finds the object.
+    /// receives always finds the object. When the bus closes the connection later (a message it would not take,
+    /// the bus restarting), chimed says so and connects again (`reconnect`).
     /// - Parameter isSystemBus: the system instance on the system bus, where polkit decides who may do what.
     func start(address: String, isSystemBus: Bool) async throws {
-        let connection = try BusConnection(address: address, label: "chimed.interface")
+        let connection = try BusConnection(address: address, label: "chimed.interface") { [weak self] in
+            self?.lost(address: address, isSystemBus: isSystemBus)
+        }
         authorization = CallerAuthorization(
             bus: isSystemBus ? .system(PolkitAuthority(connection: connection)) : .session, ownUID: geteuid())
         callers = CallerIdentities(connection: connection, readsSandboxes: !isSystemBus)
@@ -75,6 +81,32 @@ final class ApplicationInterface: @unchecked Sendable {
                 name: "org.freedesktop.DBus.Error.AddressInUse", message: "\(Self.name) is owned by another process")
         }
         queue.async { self.connection = connection }
+    }
+
+    /// The bus closed the connection: says so, and connects again, after 1 s and then twice as long each time it
+    /// cannot (at most a minute), until it can.
+    private func lost(address: String, isSystemBus: Bool) {
+        queue.async { self.connection = nil }
+        log.record(
+            DaemonEvent(
+                .systemError,
+                "Lost the connection to the \(isSystemBus ? "system" : "session") bus \(address): \(Self.name) is "
+                    + "not served until it is back; connecting again", priority: .warning))
+        Task { await reconnect(address: address, isSystemBus: isSystemBus, after: .seconds(1)) }
+    }
+
+    private func reconnect(address: String, isSystemBus: Bool, after first: Duration) async {
+        var delay = first
+        while true {
+            try? await Task.sleep(for: delay)
+            do {
+                try await start(address: address, isSystemBus: isSystemBus)
+                log.record(DaemonEvent(.systemError, "Serving \(Self.name) again on \(address).", priority: .notice))
+                return
+            } catch {
+                delay = min(delay * 2, .seconds(60))
+            }
+        }
     }
 
     /// Emits `Delivered(app_id, id, fire_usec)` for the delivery of `appID`'s request `id`.
@@ -125,7 +157,12 @@ final class ApplicationInterface: @unchecked Sendable {
     private func received(_ call: BusMethodCall) {
         let appID: String
         let access: CallerAuthorization.Access
+        // Runs on `requestQueue`, which hands each call to the scheduler's queue in the order they came.
         let work: @Sendable () -> Void
+        let queue = self.queue
+        let onQueue = { (job: @escaping @Sendable () -> Void) -> @Sendable () -> Void in
+            { queue.async(execute: job) }
+        }
         do {
             switch (call.interface, call.member) {
             case ("org.freedesktop.DBus.Introspectable", "Introspect"):
@@ -142,38 +179,38 @@ final class ApplicationInterface: @unchecked Sendable {
                 work = { self.add(call, appID: app, id: id, content: content, trigger: trigger) }
             case (Self.interface, "GetPending") where call.signature == "s":
                 (appID, access) = (try call.read { try $0.readString() }, .read)
-                work = { self.getPending(call, appID: appID) }
+                work = onQueue { self.getPending(call, appID: appID) }
             case (Self.interface, "RemovePending") where call.signature == "sas":
                 let (app, ids) = try call.read { reader in (try reader.readString(), try reader.readStrings()) }
                 (appID, access) = (app, .manage)
-                work = { self.remove(call, appID: app, ids: ids) }
+                work = onQueue { self.remove(call, appID: app, ids: ids) }
             case (Self.interface, "RemoveAllPending") where call.signature == "s":
                 (appID, access) = (try call.read { try $0.readString() }, .manage)
-                work = { self.remove(call, appID: appID, ids: nil) }
+                work = onQueue { self.remove(call, appID: appID, ids: nil) }
             case (Self.interface, "GetDelivered") where call.signature == "s":
                 (appID, access) = (try call.read { try $0.readString() }, .read)
-                work = { self.getDelivered(call, appID: appID) }
+                work = onQueue { self.getDelivered(call, appID: appID) }
             case (Self.interface, "RemoveDelivered") where call.signature == "sas":
                 let (app, ids) = try call.read { reader in (try reader.readString(), try reader.readStrings()) }
                 (appID, access) = (app, .manage)
-                work = { self.removeDelivered(call, appID: app, ids: ids) }
+                work = onQueue { self.removeDelivered(call, appID: app, ids: ids) }
             case (Self.interface, "RemoveAllDelivered") where call.signature == "s":
                 (appID, access) = (try call.read { try $0.readString() }, .manage)
-                work = { self.removeDelivered(call, appID: appID, ids: nil) }
+                work = onQueue { self.removeDelivered(call, appID: appID, ids: nil) }
             case (Self.interface, "Acknowledge") where call.signature == "sas":
                 let (app, ids) = try call.read { reader in (try reader.readString(), try reader.readStrings()) }
                 (appID, access) = (app, .manage)
-                work = { self.acknowledge(call, appID: app, ids: ids) }
+                work = onQueue { self.acknowledge(call, appID: app, ids: ids) }
             case (Self.interface, "SetBadge") where call.signature == "su":
                 let (app, count) = try call.read { reader in (try reader.readString(), try reader.readUInt32()) }
                 (appID, access) = (app, .manage)
-                work = { self.setBadge(call, appID: app, count: count) }
+                work = onQueue { self.setBadge(call, appID: app, count: count) }
             case (Self.interface, "GetSettings") where call.signature == "s":
                 (appID, access) = (try call.read { try $0.readString() }, .read)
-                work = { self.getSettings(call, appID: appID) }
+                work = onQueue { self.getSettings(call, appID: appID) }
             case (Self.interface, "GetBadge") where call.signature == "s":
                 (appID, access) = (try call.read { try $0.readString() }, .read)
-                work = { self.getBadge(call, appID: appID) }
+                work = onQueue { self.getBadge(call, appID: appID) }
             case (Self.interface, let member) where Self.signatures[member] != nil:
                 call.reply(
                     error: "org.freedesktop.DBus.Error.InvalidArgs",
@@ -198,7 +235,7 @@ final class ApplicationInterface: @unchecked Sendable {
             return
         }
         guard let authorization, let callers else { return }
-        let queue = self.queue
+        let requestQueue = self.requestQueue
         callers.with(call.sender) { result in
             switch result.map({ authorization.verdict(of: $0, appID: appID) }) {
             case .failure(let error):
@@ -206,7 +243,7 @@ final class ApplicationInterface: @unchecked Sendable {
             case .success(.refused(let reason)):
                 call.reply(error: Failure.accessDenied.name, reason)
             case .success(.allowed):
-                queue.async(execute: work)
+                requestQueue.async(execute: work)
             case .success(.askPolkit):
                 Task {
                     if let refusal = await authorization.refusal(
@@ -215,7 +252,7 @@ final class ApplicationInterface: @unchecked Sendable {
                     {
                         call.reply(error: Failure.accessDenied.name, refusal)
                     } else {
-                        queue.async(execute: work)
+                        requestQueue.async(execute: work)
                     }
                 }
             }
@@ -228,35 +265,29 @@ final class ApplicationInterface: @unchecked Sendable {
         "GetSettings": "s", "Acknowledge": "sas",
     ]
 
+    /// On `requestQueue`: reads the request and computes its next fire, then stores and places it on the
+    /// scheduler's queue.
     private func add(
         _ call: BusMethodCall, appID: String, id: String, content: [(key: String, value: BusValue)],
         trigger: [(key: String, value: BusValue)]
     ) {
-        // The zone the schedule was loaded in, which the request is placed in (resolving /etc/localtime at every
-        // call was a seventh of an Add); while a rebuild loads, perhaps for a new zone, the zone as it is now.
-        let installedZone = rebuilder.isLoading ? nil : scheduler.installedZone
+        dispatchPrecondition(condition: .onQueue(requestQueue))
+        // The zone the schedule was loaded in, which the request is placed in; while a rebuild loads, perhaps for a
+        // new zone, the zone as it is now.
+        let (installedZone, configuration, wakeSystemRefusal) = queue.sync {
+            (rebuilder.isLoading ? nil : scheduler.installedZone, rebuilder.configuration, rebuilder.wakeSystemRefusal)
+        }
         let systemZone = installedZone ?? LocalZone.resolve(tz: environment["TZ"])
         var loader = NotificationLoader(systemZone: systemZone, zones: .system)
         // Refused here as the rebuild would refuse it, rather than taken and then dropped.
-        loader.wakeSystemRefusal = rebuilder.wakeSystemRefusal
-        loader.minimumInterval = rebuilder.configuration.minimumInterval
+        loader.wakeSystemRefusal = wakeSystemRefusal
+        loader.minimumInterval = configuration.minimumInterval
         loader = ApplicationRequests.restricting(loader)
         let request: BusRequest
         do {
             request = try BusRequest(appID: appID, id: id, content: content, trigger: trigger, loader: loader)
         } catch {
             call.reply(error: Failure.invalidArgument.name, error.description)
-            return
-        }
-        let limit = rebuilder.configuration.maximumRequestsPerApp
-        // Requests that fired for the last time have left since they were counted: when full, count again.
-        if let full = pendingCount(of: appID, beyond: limit, adding: id)
-            .flatMap({ _ in pendingCount(of: appID, beyond: limit, adding: id, reading: true) })
-        {
-            call.reply(
-                error: Failure.limitExceeded.name,
-                "\(appID) has \(InputLimits.grouped(full)) requests pending, the most chimed takes from one "
-                    + "application (MaxRequestsPerApp=\(limit) in chimed.conf); remove some first.")
             return
         }
         guard request.text.utf8.count <= ApplicationRequests.maximumRequestSize else {
@@ -269,23 +300,44 @@ final class ApplicationInterface: @unchecked Sendable {
         let now = clock.now()
         let next = request.notification.trigger.nextOccurrence(
             after: now, history: DeliveryHistory(firstSeen: now), systemZone: systemZone)
+        queue.async {
+            self.store(call, request, appID: appID, id: id, next: next, now: now, zone: systemZone)
+        }
+    }
+
+    /// On the scheduler's queue: stores the request (or removes the id's, when nothing is ahead) and places it in the
+    /// schedule, or has a rebuild read it.
+    private func store(
+        _ call: BusMethodCall, _ request: BusRequest, appID: String, id: String, next: Date?, now: Date, zone: ZoneRules
+    ) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let configuration = rebuilder.configuration
+        let limits = ApplicationRequestQuota.Limits(
+            requestsPerApp: configuration.maximumRequestsPerApp, requests: configuration.maximumRequests,
+            bytes: configuration.maximumRequestBytes)
+        if let refusal = quota.refusal(adding: id, bytes: request.text.utf8.count, to: appID, limits: limits, now: now)
+        {
+            call.reply(error: Failure.limitExceeded.name, refusal)
+            return
+        }
         let scheduleID = ApplicationRequests.scheduleID(appID: appID, id: id)
         do {
             if next == nil {
                 // Nothing ahead: nothing is kept, and an earlier request of the id is replaced by nothing.
                 requests.remove(appID: appID, ids: [id])
-                pendingRequests[appID]?.remove(id)
+                quota.removed([id], appID: appID)
             } else {
                 try requests.store(request.text, appID: appID, id: id)
-                pendingRequests[appID]?.insert(id)
+                quota.stored(id, bytes: request.text.utf8.count, appID: appID)
             }
         } catch {
             call.reply(error: "org.freedesktop.DBus.Error.Failed", "Cannot store the request: \(error)")
             return
         }
         let answer = next.map { $0.epochMicroseconds } ?? -1
-        // While a rebuild is loading, it may have read the requests before this one: the next rebuild reads it.
-        guard !rebuilder.isLoading else {
+        // While a rebuild is loading, it may have read the requests before this one: the next rebuild reads it. So
+        // does one after a rebuild that changed the zone since the request was read.
+        guard !rebuilder.isLoading, scheduler.installedZone?.hasSameRules(as: zone) ?? false else {
             rebuilder.rebuild(reason: "request of \(appID)") { call.reply { try $0.append(.int64(answer)) } }
             return
         }
@@ -305,22 +357,6 @@ final class ApplicationInterface: @unchecked Sendable {
             }
         }
         reporter.requestsChanged { [placed] in call.reply { try $0.append(.int64(placed)) } }
-    }
-
-    /// How many requests `appID` has pending when adding `id` would take it past `limit`, else nil. The set is read
-    /// in place: a copy kept while `add` inserts into it would copy it whole at every call.
-    private func pendingCount(of appID: String, beyond limit: Int, adding id: String, reading: Bool = false) -> Int? {
-        let pending = pendingIDs(of: appID, reading: reading)
-        return pending.count >= limit && !pending.contains(id) ? pending.count : nil
-    }
-
-    /// The ids of `appID`'s stored requests, read once and then kept up to date by the calls (`reading` reads them
-    /// again: requests that fired for the last time leave without a call).
-    private func pendingIDs(of appID: String, reading: Bool = false) -> Set<String> {
-        if !reading, let known = pendingRequests[appID] { return known }
-        let read = Set(requests.ids(appID: appID))
-        pendingRequests[appID] = read
-        return read
     }
 
     private func getPending(_ call: BusMethodCall, appID: String) {
@@ -425,7 +461,7 @@ final class ApplicationInterface: @unchecked Sendable {
             call.reply()
             return
         }
-        pendingRequests[appID]?.subtract(removing)
+        quota.removed(removing, appID: appID)
         guard !rebuilder.isLoading else {
             rebuilder.rebuild(reason: "request of \(appID)") { call.reply() }
             return

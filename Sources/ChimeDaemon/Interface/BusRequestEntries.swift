@@ -12,9 +12,9 @@ public enum BusRequestEntries {
         (entries(of: unit, in: "Notification"), entries(of: unit, in: "Trigger"))
     }
 
-    /// The entries of the file at `path`; none when it cannot be read.
+    /// The entries of the file at `path`; none when it cannot be read (or is larger than a notification file may be).
     public static func of(fileAt path: String) -> (content: Entries, trigger: Entries) {
-        guard let data = FileManager.default.contents(atPath: path) else { return ([], []) }
+        guard let data = try? PosixFileKindProbe().contents(of: path) else { return ([], []) }
         return of(UnitFile(parsing: data, path: path))
     }
 

@@ -15,6 +15,14 @@ public struct ApplicationRequests: Sendable {
     public static let defaultMaximumPerApp = 4096
     /// The largest request taken, as the notification file it is stored as.
     public static let maximumRequestSize = 64 << 10
+    /// The most bytes one application's requests may take as notification files: `GetPending`'s answer, which holds
+    /// them all, stays well within the 32 MiB a message may have on the system bus (128 MiB on a session bus).
+    public static let maximumBytesPerApp = 16 << 20
+    /// How many requests all applications together may have pending unless chimed.conf says otherwise
+    /// (`MaxRequests=`).
+    public static let defaultMaximumTotal = 16_384
+    /// The most bytes all applications' requests may take unless chimed.conf says otherwise (`MaxRequestBytes=`).
+    public static let defaultMaximumTotalBytes = 64 << 20
 
     /// The shortest time apart one request may fire, whatever chimed.conf allows files: an application is held to
     /// what iOS holds it to.
@@ -109,6 +117,16 @@ public struct ApplicationRequests: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/" + appID)) ?? []
         return names.filter { $0.hasSuffix(".notification") }.map { String($0.dropLast(".notification".count)) }
             .sorted()
+    }
+
+    /// The sizes of `appID`'s stored requests, by id.
+    public func sizes(appID: String) -> [String: Int] {
+        var sizes: [String: Int] = [:]
+        for id in ids(appID: appID) {
+            var status = stat()
+            if lstat(path(appID: appID, id: id), &status) == 0 { sizes[id] = Int(status.st_size) }
+        }
+        return sizes
     }
 
     /// Removes `appID`'s requests `ids`; unknown ids are ignored. Returns whether any was removed.

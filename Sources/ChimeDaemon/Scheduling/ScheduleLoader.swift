@@ -318,10 +318,24 @@ public struct ApplicationRequestSource: ScheduleSource {
 
     public func load(into schedule: inout LoadedSchedule, loader: NotificationLoader) throws(ScheduleLoadError) {
         let loader = ApplicationRequests.restricting(loader)
+        // Bounded as any notification file is read: a file put here by hand may be anything.
+        let probe = PosixFileKindProbe()
         for appID in requests.appIDs() {
             for id in requests.ids(appID: appID) {
                 let path = requests.path(appID: appID, id: id)
-                guard let data = FileManager.default.contents(atPath: path) else { continue }
+                let data: Data
+                do {
+                    data = try probe.contents(of: path)
+                } catch let error as FileTooLarge {
+                    schedule.problems.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), "\(error)"))
+                    continue
+                } catch {
+                    // Removed since it was listed: a request that left.
+                    if (error as? ReadFailure)?.errno == ENOENT { continue }
+                    let message = "Failed to read file: \(error.localizedDescription)."
+                    schedule.problems.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: path), message))
+                    continue
+                }
                 let result = loader.load(
                     UnitFile(parsing: data, path: path), id: ApplicationRequests.scheduleID(appID: appID, id: id),
                     path: path)
