@@ -33,8 +33,16 @@ public struct AlarmNotifications {
         self.options = options
     }
 
-    /// The notifications of `events` (those of one calendar, which names them in `Info=calendar=`).
-    public func lines(for events: [CalendarEvent], calendar: String) -> [JSONValue] {
+    /// The most notifications one event (a series, or one replaced instance) gives: its alarms and their
+    /// repetitions. A calendar's own events have a few; one invitation with thousands would otherwise crowd out
+    /// every other alarm of the person.
+    public static let maximumPerEvent = 32
+
+    /// The notifications of `events` (those of one calendar, which names them in `Info=calendar=`); `warn` is told
+    /// of each event whose alarms were cut to `maximumPerEvent`.
+    public func lines(
+        for events: [CalendarEvent], calendar: String, warn: (String) -> Void = { _ in }
+    ) -> [JSONValue] {
         var byUID: [String: [CalendarEvent]] = [:]
         var order: [String] = []
         for event in events {
@@ -50,28 +58,33 @@ public struct AlarmNotifications {
             let overrides = group.filter { $0.replaces != nil && $0 != master }
             var series = master
             series.exclusions += overrides.compactMap(\.replaces)
-            lines += notifications(of: series, instance: nil, calendar: calendar)
+            lines += notifications(of: series, instance: nil, calendar: calendar, warn: warn)
             for replacement in overrides where !replacement.isCancelled {
                 var single = replacement
                 single.rules = []
                 single.dates = []
                 single.exclusions = []
-                lines += notifications(of: single, instance: replacement.replaces, calendar: calendar)
+                lines += notifications(of: single, instance: replacement.replaces, calendar: calendar, warn: warn)
             }
         }
         return lines
     }
 
     private func notifications(
-        of event: CalendarEvent, instance: CalendarEvent.Time?, calendar: String
+        of event: CalendarEvent, instance: CalendarEvent.Time?, calendar: String, warn: (String) -> Void
     ) -> [JSONValue] {
         var alarms = event.alarms
         if alarms.isEmpty, let defaultAlarm = options.defaultAlarm {
             alarms = [CalendarEvent.Alarm(.relative(defaultAlarm, toEnd: false))]
         }
         var result: [JSONValue] = []
-        for (index, alarm) in alarms.enumerated() {
-            for repetition in 0...alarm.repeats {
+        let given = alarms.reduce(0) { $0 + 1 + max(0, $1.repeats) }
+        if given > Self.maximumPerEvent {
+            warn(
+                "event \(event.uid) has \(given) alarms and repetitions; keeping the first \(Self.maximumPerEvent)")
+        }
+        for (index, alarm) in alarms.enumerated() where result.count < Self.maximumPerEvent {
+            for repetition in 0...max(0, alarm.repeats) where result.count < Self.maximumPerEvent {
                 let key = [event.uid, instance?.value.rfc5545 ?? "", String(index), String(repetition)]
                 guard let line = notification(of: event, alarm: alarm, repetition: repetition, calendar: calendar)
                 else { continue }

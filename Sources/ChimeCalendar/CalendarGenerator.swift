@@ -24,6 +24,10 @@ public enum CalendarGenerator {
 
         """
 
+    /// The most notifications one file gives: a file past it (a feed of a whole institution's events) says so and
+    /// gives its first ones, and the other files theirs.
+    public static let maximumPerFile = 10_000
+
     /// Runs with `arguments` (without the program's name); returns the exit status.
     public static func main(
         _ arguments: [String], output: (String) -> Void, errors: (String) -> Void, now: Date = Date()
@@ -67,11 +71,20 @@ public enum CalendarGenerator {
             }
             let (events, problems) = reader.events(in: String(decoding: data, as: UTF8.self), path: path)
             for problem in problems { errors("chime-calendar: \(problem)\n") }
-            for line in notifications.lines(for: events, calendar: calendar) {
+            let lines = notifications.lines(for: events, calendar: calendar) { warning in
+                errors("chime-calendar: \(path): \(warning)\n")
+            }
+            var printed = 0
+            for line in lines {
                 // The same event in two files (an export beside its vdir) is one notification.
                 guard case .object(let members) = line, case .string(let id)? = members.first?.1,
                     seen.insert(id).inserted
                 else { continue }
+                guard printed < maximumPerFile else {
+                    errors("chime-calendar: \(path): more than \(maximumPerFile) alarms; ignoring the rest\n")
+                    break
+                }
+                printed += 1
                 output(line.serialized + "\n")
             }
         }

@@ -21,6 +21,25 @@ import Testing
         return chunks
     }
 
+    /// What a generator printed past its output limit: the whole lines within the limit are kept, from one chunk or
+    /// across many.
+    @Test func theWholeLinesWithinALimitAreKept() {
+        var short = LineChunks(Array("one\ntwo\nthree\n".utf8))
+        let unchanged = short.keepLines(within: 100)
+        #expect(!unchanged)
+        let cut = short.keepLines(within: 10)
+        #expect(cut && short.bytes == Array("one\ntwo\n".utf8) && short.count == 8)
+        let none = short.keepLines(within: 3)
+        #expect(none && short.isEmpty && short.chunks.isEmpty)
+        let line = Array(String(repeating: "x", count: 99).utf8) + [UInt8(ascii: "\n")]
+        var long = LineChunks(Array(repeating: line, count: 10_000).joined())
+        #expect(long.chunks.count > 3)
+        let kept = long.keepLines(within: 700_050)
+        #expect(kept)
+        #expect(long.count == 700_000 && long.bytes == Array(Array(repeating: line, count: 7_000).joined()))
+        #expect(long.chunks.allSatisfy { $0.last == UInt8(ascii: "\n") })
+    }
+
     @Test func emptyHoldsNothing() {
         let chunks = LineChunks()
         #expect(chunks.chunks.isEmpty)

@@ -189,6 +189,31 @@ import Testing
         #expect(Self.groupIsGone(pgid))
     }
 
+    /// A process that left the group (setsid) holding the program's output: once the program and its group ended,
+    /// it is killed and the run ends, rather than waiting for the timeout with it left running.
+    @Test func aProcessThatLeftTheGroupHoldingTheOutputGoesWithTheProgram() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-runner")
+        defer { directory.remove() }
+        let start = ContinuousClock.now
+        let outcome = try CommandRunner.runToEnd(
+            [Self.shell, "-c", "setsid sh -c 'echo $$ > \"$DIR/escaped\"; exec sleep 1000' & sleep 0.2; echo printed"],
+            environment: ["PATH": CommandRunner.defaultPath, "DIR": directory.path], input: [],
+            timeout: .seconds(20), workingDirectory: nil, outputLimit: 1024)
+        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(outcome.ending == .exited(status: 0))
+        #expect(String(decoding: outcome.output.bytes, as: UTF8.self) == "printed\n")
+        let escaped = try #require(
+            pid_t(try String(contentsOfFile: directory.path + "/escaped", encoding: .utf8).dropLast()))
+        #expect(waitFor({ kill(escaped, 0) != 0 || Self.isZombie(escaped) }, timeout: 5), "\(escaped) survived")
+    }
+
+    static func isZombie(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: end)...].split(separator: " ").first == "Z"
+    }
+
     @Test func aBackgroundProcessThatEndsSoonIsWaitedFor() async throws {
         let start = ContinuousClock.now
         let outcome = try await run("(sleep 0.3; exit 7) >/dev/null 2>&1 & exit 0", timeout: .seconds(20))

@@ -92,6 +92,59 @@ import Testing
         )
     }
 
+    /// Holds every delivery until `open()`, counting how many it holds at once.
+    final class GatedBackend: DeliveryBackend, @unchecked Sendable {
+        let name = "gated"
+        private let state = Locked((holding: 0, most: 0, done: 0, open: false))
+        private let waiters = Locked<[CheckedContinuation<Void, Never>]>([])
+
+        var most: Int { state.withLock { $0.most } }
+        var done: Int { state.withLock { $0.done } }
+
+        func deliver(_ delivery: Delivery, deliveredAt: Date) async throws {
+            let isOpen = state.withLock { state in
+                state.holding += 1
+                state.most = max(state.most, state.holding)
+                return state.open
+            }
+            if !isOpen {
+                await withCheckedContinuation { continuation in
+                    let resumeNow = state.withLock { $0.open }
+                    if resumeNow { continuation.resume() } else { waiters.withLock { $0.append(continuation) } }
+                }
+            }
+            state.withLock { state in
+                state.holding -= 1
+                state.done += 1
+            }
+        }
+
+        func open() {
+            state.withLock { $0.open = true }
+            for waiter in waiters.withLock({ waiters in
+                defer { waiters = [] }; return waiters
+            }) { waiter.resume() }
+        }
+    }
+
+    /// A backend that holds its deliveries holds at most the bound of them; the rest wait their turn and all come,
+    /// and another backend's deliveries are not held up meanwhile.
+    @Test func theDeliveriesInFlightToOneBackendAreBounded() async {
+        let gated = GatedBackend()
+        let spy = RecordingBackend(name: "spy")
+        let dispatcher = Dispatcher(
+            backends: [gated, spy], defaultBackends: ["gated"], clock: SystemWallClock(), log: RecordingEventLog(),
+            inFlightPerBackend: 3)
+        for index in 0..<10 { dispatcher.dispatch(Self.delivery("n\(index)", to: ["gated", "spy"])) {} }
+        #expect(waitFor({ spy.deliveries.count == 10 }, timeout: 60))
+        #expect(waitFor({ dispatcher.slots.count("gated") == (3, 7) }, timeout: 60))
+        #expect(gated.most == 3 && gated.done == 0)
+        gated.open()
+        #expect(await Self.drain(dispatcher, within: .seconds(120)))
+        #expect(gated.done == 10 && gated.most == 3)
+        #expect(dispatcher.slots.count("gated") == (0, 0))
+    }
+
     @Test func reconfiguringReplacesTheBackendsAndTheDefault() async {
         let log = RecordingEventLog()
         let first = RecordingBackend(name: "first")

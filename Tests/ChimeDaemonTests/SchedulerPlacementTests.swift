@@ -41,6 +41,23 @@ import Testing
         #expect(harness.delivered == ["org.example.App:exam@2026-10-20T03:00:00Z", "file@2026-10-20T04:00:00Z"])
     }
 
+    /// An application replacing one large request thousands of times: what it replaced is let go of at once, not
+    /// held until the next compaction or rebuild.
+    @Test func aReplacedRequestsContentIsLetGoOfAtOnce() {
+        let harness = Self.harness()
+        let large = String(repeating: "x", count: 60_000)
+        for round in 0..<3 {
+            var request = Self.request("exam", "[Trigger]\nAt=2026-10-20 05:00\n", title: "round \(round)")
+            request.notification.body = large
+            harness.scheduler.place(request)
+        }
+        let kept = harness.scheduler.entries.filter { !$0.notification.body.isEmpty }
+        #expect(kept.map(\.notification.title) == ["round 2"])
+        #expect(harness.scheduler.retired.count == 2)
+        harness.clock.advance(to: TestDate.timestamp("2026-10-21 00:00 UTC"))
+        #expect(harness.delivered == ["org.example.App:exam@2026-10-20T03:00:00Z", "file@2026-10-20T04:00:00Z"])
+    }
+
     @Test func aReplacedRequestFiresOnlyAsItIsNowAndIsNotTakenForFinished() {
         let harness = Self.harness()
         harness.scheduler.place(Self.request("exam", "[Trigger]\nAt=2026-10-20 05:00\n", title: "first"))

@@ -79,6 +79,30 @@ public struct LineChunks: Sendable, Equatable {
         chunks.append(next)
     }
 
+    /// Keeps the whole lines within the first `limit` bytes and lets go of the rest (a line cut by the limit too).
+    /// Returns whether anything was let go of.
+    @discardableResult
+    public mutating func keepLines(within limit: Int) -> Bool {
+        guard count > limit else { return false }
+        var kept = 0
+        for index in chunks.indices {
+            guard kept + chunks[index].count > limit else {
+                kept += chunks[index].count
+                continue
+            }
+            let room = limit - kept
+            let lineEnd = chunks[index][..<room].lastIndex(of: UInt8(ascii: "\n"))
+            let keepHere = lineEnd.map { $0 + 1 } ?? 0
+            chunks[index].removeSubrange(keepHere...)
+            chunks.removeSubrange((index + 1)...)
+            if chunks[index].isEmpty { chunks.removeLast() }
+            count = kept + keepHere
+            lastIsOneUnfinishedLine = false
+            return true
+        }
+        return false
+    }
+
     /// Takes the chunks away, leaving this empty: so that whoever reads them holds the only reference, and each
     /// chunk's memory goes as soon as it is let go of.
     public mutating func takeChunks() -> [[UInt8]] {

@@ -19,6 +19,8 @@ struct CommandSupervision {
     private var killAt: ContinuousClock.Instant?
     /// What one read(2) takes: as much as the output pipe holds, so that a read empties it.
     private var buffer: [UInt8]
+    /// Set once what held the program's pipes after it and its group ended has been killed.
+    private var escapeesStopped = false
 
     init(
         _ child: ChildProcess, input: [UInt8], outputLimit: Int?, deadline: ContinuousClock.Instant,
@@ -57,6 +59,24 @@ struct CommandSupervision {
         killAt = ContinuousClock.now + CommandRunner.killGrace
     }
 
+    /// Whether the output and standard error are quiet and still open: nothing to read and no end of file. After the
+    /// program exited, a pipe that is neither is held by another process. One poll(2), so that the usual end (data
+    /// or end of file still to read) costs no walk through /proc.
+    private func isOutputHeld() -> Bool {
+        var descriptors = [
+            pollfd(fd: child.output, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: child.standardError, events: Int16(POLLIN), revents: 0),
+        ]
+        guard case .success = SystemCall.retrying({ poll(&descriptors, 2, 0) }) else { return false }
+        return descriptors.allSatisfy { $0.revents == 0 }
+    }
+
+    /// Kills the processes outside the group that hold the program's output or standard error.
+    private mutating func stopEscapees() {
+        escapeesStopped = true
+        for pid in PipeHolders.processes(holding: [child.output, child.standardError]) { kill(pid, SIGKILL) }
+    }
+
     /// Waits for what happens next and handles it; `false` once the run is over.
     private mutating func step() throws -> Bool {
         if child.status != nil, child.output < 0, child.standardError < 0 {
@@ -64,9 +84,17 @@ struct CommandSupervision {
             if killAt != nil { return false }
             if child.stragglers.isEmpty && !child.watchStragglers() { return false }
         }
+        if child.status != nil, !escapeesStopped, child.output >= 0 || child.standardError >= 0, isOutputHeld(),
+            child.stragglers.isEmpty, !child.watchStragglers()
+        {
+            // The program exited and left nothing in its group, yet its output is open: held by a process that
+            // left the group (setsid). It goes with the program, rather than keep the run going to the timeout.
+            stopEscapees()
+        }
         let now = ContinuousClock.now
         if let killAt, now >= killAt {
             child.signalGroup(SIGKILL)
+            stopEscapees()
             // A process outside the group (one that called setsid) may hold the pipes forever: from here on only
             // the exit counts.
             child.closeOutput()

@@ -2,7 +2,8 @@ import ChimeCore
 import Foundation
 
 /// Fans each due occurrence out to its backends, concurrently and each with a timeout, so that a slow or failing
-/// backend never delays another one or the scheduler's timer.
+/// backend never delays another one or the scheduler's timer; at most `DeliverySlots.perBackend` deliveries to one
+/// backend are in flight, the rest wait their turn.
 ///
 /// Each outcome is logged as its own event with `CHIME_BACKEND=`, except by backends whose delivery is itself
 /// the journal entry (`recordsOwnDelivery`).
@@ -13,11 +14,14 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
     private let clock: any WallClock
     private let log: any EventLog
     private let inFlight = DispatchGroup()
+    /// The deliveries in flight to each backend, bounded.
+    let slots: DeliverySlots
 
     public init(
         backends: [any DeliveryBackend], defaultBackends: [String], timeout: Duration = .seconds(30),
-        clock: any WallClock, log: any EventLog
+        clock: any WallClock, log: any EventLog, inFlightPerBackend: Int = DeliverySlots.defaultPerBackend
     ) {
+        slots = DeliverySlots(perBackend: inFlightPerBackend)
         configured = Locked((Dictionary(backends.map { ($0.name, $0) }) { first, _ in first }, defaultBackends))
         self.timeout = timeout
         self.clock = clock
@@ -50,7 +54,7 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
             let handOff = clock.now()
             inFlight.enter()
             group.enter()
-            Task.detached(executorPreference: DaemonExecutor.shared) { [self] in
+            slots.start(name) { [self] in
                 defer {
                     group.leave()
                     inFlight.leave()

@@ -159,6 +159,20 @@ public struct GeneratorSource: ScheduleSource {
         reusing previous: GeneratorReuse.Output?
     ) {
         let location = UnitFileLocation(file: generator.path)
+        var run = run
+        if case .finished(var outcome) = run, outcome.ending == .printedTooMuch {
+            // What it printed within the limit is whole lines of a program that ran as it should: kept, so that one
+            // calendar of too many alarms does not cost the person every other one.
+            outcome.output.keepLines(within: outputLimit)
+            let kept = outcome.output.count
+            outcome.ending = .exited(status: 0)
+            run = .finished(outcome)
+            schedule.problems.append(
+                UnitFileDiagnostic(
+                    .error, at: location,
+                    "Generator printed more than \(InputLimits.size(outputLimit)) (GeneratorMaxOutput=); keeping the "
+                        + "\(InputLimits.grouped(kept)) bytes of whole lines within it and ignoring the rest."))
+        }
         switch consume run {
         case .finished(var outcome) where outcome.ending == .exited(status: 0):
             let fingerprint = OutputFingerprint(outcome.output)

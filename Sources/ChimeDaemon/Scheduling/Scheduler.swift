@@ -321,8 +321,15 @@ public final class Scheduler: @unchecked Sendable {
         pinned.remove(index)
         listed.remove(index)
         retired.insert(index)
+        // Its content is let go of now: an application replacing one large request thousands of times holds no
+        // more than a place per replacement until the next compaction.
+        entries[index] = Self.retiredEntry
         if retired.count > 1024 && retired.count * 2 > entries.count { compact() }
     }
+
+    /// What stands at a retired entry's place: nothing that fires, nothing that names a notification.
+    private static let retiredEntry = LoadedNotification(
+        notification: ScheduledNotification(id: "", title: "", trigger: Trigger()), source: "")
 
     /// Leaves the retired entries out, renumbering the rest: for a daemon that many requests were placed in since
     /// its last rebuild.
