@@ -94,7 +94,7 @@ let package = Package(
             // Attacks on chimed's inputs as any program of the person's session could make them: forged signals,
             // hostile callers of the application interface, inputs that cost others their notifications.
             name: "HostileTests",
-            dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd", "ChimeTestSupport"]
+            dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd", "ChimeKit", "ChimeTestSupport"]
         ),
         .testTarget(
             name: "IntegrationTests",

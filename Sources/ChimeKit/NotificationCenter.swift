@@ -196,16 +196,23 @@ public final class NotificationCenter: Sendable {
             backends: backends, desktopServer: desktop)
     }
 
+    /// The unique name that owns chimed's bus name: signals are believed only from it (another client could send the
+    /// same signal to the application's connection).
+    private func chimed() async throws -> BusNameOwner {
+        try await BusNameOwner.follow(Self.destination, on: connection)
+    }
+
     /// The application's requests as chimed hands them to their backends, from now on: the `Delivered` signal.
     public func deliveries() async throws -> AsyncStream<DeliveredNotification> {
         let (stream, continuation) = AsyncStream.makeStream(of: DeliveredNotification.self)
         let appID = applicationID
+        let chimed = try await chimed()
         try await connection.addMatch(
             "type='signal',sender='\(Self.destination)',path='\(Self.path)',interface='\(Self.interface)',"
                 + "member='Delivered',arg0='\(appID)'"
         ) { reader in
-            guard (try? reader.readString()) == appID, let identifier = try? reader.readString(),
-                let fire = try? reader.readInt64()
+            guard chimed.isOwner(reader.sender), (try? reader.readString()) == appID,
+                let identifier = try? reader.readString(), let fire = try? reader.readInt64()
             else { return }
             continuation.yield(DeliveredNotification(identifier: identifier, fireDate: Date(epochMicroseconds: fire)))
         }
@@ -217,15 +224,19 @@ public final class NotificationCenter: Sendable {
     public func responses() async throws -> AsyncStream<NotificationResponse> {
         let (stream, continuation) = AsyncStream.makeStream(of: NotificationResponse.self)
         let appID = applicationID
+        let chimed = try await chimed()
         let match = "type='signal',sender='\(Self.destination)',path='\(Self.path)',interface='\(Self.interface)',"
         try await connection.addMatch(match + "member='ActionInvoked',arg0='\(appID)'") { reader in
-            guard (try? reader.readString()) == appID, let identifier = try? reader.readString(),
+            guard chimed.isOwner(reader.sender), (try? reader.readString()) == appID,
+                let identifier = try? reader.readString(),
                 let action = try? reader.readString(), let info = try? Self.readInfo(&reader)
             else { return }
             continuation.yield(NotificationResponse(identifier: identifier, actionIdentifier: action, userInfo: info))
         }
         try await connection.addMatch(match + "member='Dismissed',arg0='\(appID)'") { reader in
-            guard (try? reader.readString()) == appID, let identifier = try? reader.readString() else { return }
+            guard chimed.isOwner(reader.sender), (try? reader.readString()) == appID,
+                let identifier = try? reader.readString()
+            else { return }
             continuation.yield(
                 NotificationResponse(
                     identifier: identifier, actionIdentifier: NotificationResponse.dismissActionIdentifier))

@@ -1,3 +1,5 @@
+import ChimeCore
+import ChimeKit
 import ChimeSystemd
 import ChimeTestSupport
 import Foundation
@@ -345,5 +347,43 @@ struct HostileCallerTests {
         let lateness = ticks.map { $0.at.timeIntervalSince($0.fire) }
         #expect(lateness.allSatisfy { $0 < 0.5 }, "lateness \(lateness) over \(ended.timeIntervalSince(started)) s")
         #expect(!caller.chimed.standardError.contains("missed"), "\(caller.chimed.standardError)")
+    }
+
+    /// An application using ChimeKit believes chimed's signals only from chimed: an `ActionInvoked` or a `Delivered`
+    /// another client sends to the application's connection, or broadcasts, is not taken for chimed's.
+    @Test func anApplicationBelievesOnlyChimedsSignals() async throws {
+        let caller = try Caller(prefix: "hostile-chimekit")
+        defer { caller.stop() }
+        let center = try NotificationCenter(applicationID: Self.app, busAddress: caller.hostile.bus.address)
+        let heard = Locked<[String]>([])
+        let deliveries = try await center.deliveries()
+        let responses = try await center.responses()
+        let listening = Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await delivery in deliveries {
+                        heard.withLock { $0.append("delivered " + delivery.identifier) }
+                    }
+                }
+                group.addTask {
+                    for await response in responses { heard.withLock { $0.append("answered " + response.identifier) } }
+                }
+            }
+        }
+        defer { listening.cancel() }
+        for pid in [getpid(), nil] as [Int32?] {
+            try caller.hostile.forge(
+                to: pid, path: "/org/chime/Notifications1", interface: "org.chime.Notifications1",
+                member: "ActionInvoked", signature: "sssa{ss}", [Self.app, "forged", "open", "0"])
+            try caller.hostile.forge(
+                to: pid, path: "/org/chime/Notifications1", interface: "org.chime.Notifications1", member: "Delivered",
+                signature: "ssx", [Self.app, "forged", "0"])
+        }
+        let due = Int(Date().timeIntervalSince1970.rounded(.up)) + 1
+        _ = try await caller.add("real", content: [("Title", .string("Real"))], trigger: [("At", .string("@\(due)"))])
+            .get()
+        #expect(waitFor({ !heard.withLock { $0 }.isEmpty }, timeout: 10))
+        usleep(300_000)
+        #expect(heard.withLock { $0 } == ["delivered real"])
     }
 }
