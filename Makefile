@@ -199,7 +199,12 @@ FUZZ_SECONDS ?= 600
 FUZZ_SMOKE_SECONDS ?= 3
 FUZZ_BUILD_FLAGS = -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
 
+# SwiftPM plans the fuzzing package again when its own directories change, not when chime's (a dependency of it) gain
+# or lose a file: a directory of Sources changed since the plan makes it plan again.
 fuzz-build: deps-fuzz
+	@if [ -f fuzzing/.build/release.yaml ] && \
+		[ -n "$$(find Sources -type d -newer fuzzing/.build/release.yaml -print -quit)" ]; then \
+		rm -f fuzzing/.build/release.yaml fuzzing/.build/release/description.json; fi
 	$(SWIFT) build --package-path fuzzing $(FUZZ_BUILD_FLAGS) $(SWIFT_FLAGS)
 
 fuzz: fuzz-build
