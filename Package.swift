@@ -56,7 +56,7 @@ let package = Package(
         // application interface's client (ChimeSystemd).
         .executableTarget(name: "chime-bench", dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd"]),
         // Test doubles and fixtures, imported only by tests.
-        .target(name: "ChimeTestSupport", dependencies: ["ChimeCore", "ChimeDaemon"]),
+        .target(name: "ChimeTestSupport", dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd"]),
         .testTarget(
             name: "ChimeCoreTests",
             // ChimeDaemon for PosixFileKindProbe: the notification search is tested on a real file system.

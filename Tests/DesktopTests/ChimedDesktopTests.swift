@@ -54,12 +54,7 @@ struct ChimedDesktopTests {
     static func control(
         _ member: String, bus: PrivateSessionBus, arguments: @escaping @Sendable (inout BusMessageWriter) throws -> Void
     ) async throws {
-        let control = try BusConnection(address: bus.address, label: "chime.test.control")
-        defer { control.close() }
-        try await control.call(
-            destination: "org.freedesktop.Notifications", path: "/org/chime/Test", interface: "org.chime.Test.Control",
-            member: member, arguments: arguments
-        ) { _ in }
+        try await DBusFixture.control(member, bus: bus, arguments: arguments)
     }
 
     /// Has the recording server close `bubble` and emit `NotificationClosed` with `reason` (2: the user closed it).

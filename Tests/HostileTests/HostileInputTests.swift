@@ -48,12 +48,7 @@ struct HostileInputTests {
             "config/generators.d/calendar", "#!/bin/sh\nexec \(calendar) \(directory.path)/calendars/personal\n",
             permissions: 0o755)
         try directory.write("config/chimed.conf", "[Daemon]\nDeliver=stdout\n")
-        let check = try ProcessRunner.run(
-            BinaryLocator.path(of: "chimed"),
-            [
-                "--check", "--config-dir=\(directory.path)/config", "--state-dir=\(directory.path)/state",
-                "--runtime-dir=\(directory.path)/run",
-            ], environment: ["TZ": "UTC"])
+        let check = try Self.check(directory)
         #expect(check.standardOutput.contains("33 notification(s)"), "\(check.standardOutput)\(check.standardError)")
     }
 
@@ -67,12 +62,7 @@ struct HostileInputTests {
             "config/generators.d/flood",
             "#!/bin/sh\ni=1000\nwhile :; do i=$((i+1)); echo \"{\\\"Id\\\":\\\"n$i\\\",\\\"Title\\\":\\\"T\\\","
                 + "\\\"At\\\":\\\"2099-01-01\\\"}\"; done\n", permissions: 0o755)
-        let check = try ProcessRunner.run(
-            BinaryLocator.path(of: "chimed"),
-            [
-                "--check", "--config-dir=\(directory.path)/config", "--state-dir=\(directory.path)/state",
-                "--runtime-dir=\(directory.path)/run",
-            ], environment: ["TZ": "UTC"])
+        let check = try Self.check(directory)
         // 4,096 bytes hold 91 lines of 45 bytes.
         #expect(check.standardOutput.contains("91 notification(s)"), "\(check.standardOutput)")
         #expect(
@@ -92,17 +82,22 @@ struct HostileInputTests {
             "#!/bin/sh\nsetsid sh -c 'echo $$ > \(directory.path)/escaped; exec sleep 1000' &\nsleep 0.2\n"
                 + "echo '{\"Id\":\"kept\",\"Title\":\"Kept\",\"At\":\"2099-01-01\"}'\n", permissions: 0o755)
         let started = Date()
-        let check = try ProcessRunner.run(
-            BinaryLocator.path(of: "chimed"),
-            [
-                "--check", "--config-dir=\(directory.path)/config", "--state-dir=\(directory.path)/state",
-                "--runtime-dir=\(directory.path)/run",
-            ], environment: ["TZ": "UTC"])
+        let check = try Self.check(directory)
         #expect(Date().timeIntervalSince(started) < 30, "waited for the time-out")
         #expect(check.standardOutput.contains("1 notification(s)"), "\(check.standardOutput)\(check.standardError)")
         let escaped = try #require(
             pid_t(try String(contentsOfFile: directory.path + "/escaped", encoding: .utf8).dropLast()))
         #expect(waitFor({ Self.hasEnded(escaped) }, timeout: 5), "\(escaped) outlived the generator")
+    }
+
+    /// `chimed --check` on DIRECTORY/config.
+    static func check(_ directory: TemporaryDirectory) throws -> ProcessRunner.Output {
+        try ProcessRunner.run(
+            BinaryLocator.path(of: "chimed"),
+            [
+                "--check", "--config-dir=\(directory.path)/config", "--state-dir=\(directory.path)/state",
+                "--runtime-dir=\(directory.path)/run",
+            ], environment: ["TZ": "UTC"])
     }
 
     /// Whether `pid` is gone, or a zombie its new parent has not reaped yet.

@@ -13,17 +13,6 @@ struct HostileSignalTests {
         }.filter { $0["method"] as? String == "Notify" }
     }
 
-    static func control(
-        _ member: String, bus: PrivateSessionBus, arguments: @escaping @Sendable (inout BusMessageWriter) throws -> Void
-    ) async throws {
-        let control = try BusConnection(address: bus.address, label: "chime.test.control")
-        defer { control.close() }
-        try await control.call(
-            destination: "org.freedesktop.Notifications", path: "/org/chime/Test", interface: "org.chime.Test.Control",
-            member: member, arguments: arguments
-        ) { _ in }
-    }
-
     /// A `NameOwnerChanged` saying the notification server went away, sent to chimed's connections by a client:
     /// chimed keeps its bubbles, so the real server's snooze on one still brings it back.
     @Test func aForgedOwnerChangeSentToChimedDoesNotMakeItForgetItsBubbles() async throws {
@@ -47,7 +36,7 @@ struct HostileSignalTests {
         try hostile.forge(
             to: process.pid, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: "NameOwnerChanged", signature: "sss", ["org.freedesktop.Notifications", ":1.1", ""])
-        try await Self.control("EmitActionInvoked", bus: hostile.bus) { writer in
+        try await DBusFixture.control("EmitActionInvoked", bus: hostile.bus) { writer in
             try writer.append(.uint32(UInt32(bubble)))
             try writer.append("snooze")
         }
@@ -121,7 +110,7 @@ struct HostileSignalTests {
         }
         #expect(!process.standardError.contains("Quiet ("), "\(process.standardError)")
 
-        try await Self.control("SetInhibited", bus: hostile.bus) { try $0.append(.boolean(true)) }
+        try await DBusFixture.control("SetInhibited", bus: hostile.bus) { try $0.append(.boolean(true)) }
         #expect(
             waitFor(
                 { process.standardError.contains("Quiet (do-not-disturb (the notification server))") }, timeout: 10),

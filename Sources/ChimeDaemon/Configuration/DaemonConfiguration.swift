@@ -218,14 +218,8 @@ extension DaemonConfiguration {
                             + "\(InputLimits.grouped(InputLimits.largestMaximumNotifications)); ignoring.")
                 }
             }
-            if let entry = reader.single("MaxRequests", in: section) {
-                if let value = Int(entry.value), value > 0, entry.value.allSatisfy(\.isASCII) {
-                    maximumRequests = value
-                } else {
-                    reader.error(
-                        entry.valueLocation,
-                        "Invalid MaxRequests= '\(entry.value)': expected a whole number above zero; ignoring.")
-                }
+            if let entry = reader.single("MaxRequests", in: section), let value = reader.count(entry) {
+                maximumRequests = value
             }
             if let entry = reader.single("MaxRequestBytes", in: section), let value = reader.size(entry) {
                 maximumRequestBytes = value
@@ -233,14 +227,8 @@ extension DaemonConfiguration {
             if let entry = reader.single("MinimumInterval", in: section), let value = reader.duration(entry) {
                 minimumInterval = value
             }
-            if let entry = reader.single("MaxRequestsPerApp", in: section) {
-                if let value = Int(entry.value), value > 0, entry.value.allSatisfy(\.isASCII) {
-                    maximumRequestsPerApp = value
-                } else {
-                    reader.error(
-                        entry.valueLocation,
-                        "Invalid MaxRequestsPerApp= '\(entry.value)': expected a whole number above zero; ignoring.")
-                }
+            if let entry = reader.single("MaxRequestsPerApp", in: section), let value = reader.count(entry) {
+                maximumRequestsPerApp = value
             }
         }
         reader.presentation(unit, into: &presentation)
@@ -368,6 +356,15 @@ struct ConfigurationReader {
             return duration
         }
         error(entry.valueLocation, "Invalid \(entry.key)= '\(entry.value)': expected a time span above zero; ignoring.")
+        return nil
+    }
+
+    /// A whole number above zero.
+    mutating func count(_ entry: UnitFileEntry) -> Int? {
+        if let value = Int(entry.value), value > 0, entry.value.allSatisfy(\.isASCII) { return value }
+        error(
+            entry.valueLocation, "Invalid \(entry.key)= '\(entry.value)': expected a whole number above zero; ignoring."
+        )
         return nil
     }
 
