@@ -315,7 +315,9 @@ final class ApplicationInterface: @unchecked Sendable {
         let limits = ApplicationRequestQuota.Limits(
             requestsPerApp: configuration.maximumRequestsPerApp, requests: configuration.maximumRequests,
             bytes: configuration.maximumRequestBytes)
-        if let refusal = quota.refusal(adding: id, bytes: request.text.utf8.count, to: appID, limits: limits, now: now)
+        // A request with nothing ahead is not kept: it takes nothing of the quota.
+        if next != nil,
+            let refusal = quota.refusal(adding: id, bytes: request.text.utf8.count, to: appID, limits: limits, now: now)
         {
             call.reply(error: Failure.limitExceeded.name, refusal)
             return
