@@ -157,11 +157,11 @@ final class ApplicationInterface: @unchecked Sendable {
     private func received(_ call: BusMethodCall) {
         let appID: String
         let access: CallerAuthorization.Access
-        // Runs on `requestQueue`, which hands each call to the scheduler's queue in the order they came.
-        let work: @Sendable () -> Void
+        // Runs on `requestQueue` (`accept`), which hands each call to the scheduler's queue in the order they came.
+        let work: @Sendable (RequestContext) -> Void
         let queue = self.queue
-        let onQueue = { (job: @escaping @Sendable () -> Void) -> @Sendable () -> Void in
-            { queue.async(execute: job) }
+        let onQueue = { (job: @escaping @Sendable () -> Void) -> @Sendable (RequestContext) -> Void in
+            { _ in queue.async(execute: job) }
         }
         do {
             switch (call.interface, call.member) {
@@ -176,7 +176,7 @@ final class ApplicationInterface: @unchecked Sendable {
                     )
                 }
                 (appID, access) = (app, .manage)
-                work = { self.add(call, appID: app, id: id, content: content, trigger: trigger) }
+                work = { self.add(call, appID: app, id: id, content: content, trigger: trigger, context: $0) }
             case (Self.interface, "GetPending") where call.signature == "s":
                 (appID, access) = (try call.read { try $0.readString() }, .read)
                 work = onQueue { self.getPending(call, appID: appID) }
@@ -235,7 +235,6 @@ final class ApplicationInterface: @unchecked Sendable {
             return
         }
         guard let authorization, let callers else { return }
-        let requestQueue = self.requestQueue
         callers.with(call.sender) { result in
             switch result.map({ authorization.verdict(of: $0, appID: appID) }) {
             case .failure(let error):
@@ -243,7 +242,7 @@ final class ApplicationInterface: @unchecked Sendable {
             case .success(.refused(let reason)):
                 call.reply(error: Failure.accessDenied.name, reason)
             case .success(.allowed):
-                requestQueue.async(execute: work)
+                self.accept(work)
             case .success(.askPolkit):
                 Task {
                     if let refusal = await authorization.refusal(
@@ -252,10 +251,30 @@ final class ApplicationInterface: @unchecked Sendable {
                     {
                         call.reply(error: Failure.accessDenied.name, refusal)
                     } else {
-                        requestQueue.async(execute: work)
+                        self.accept(work)
                     }
                 }
             }
+        }
+    }
+
+    /// What an `Add` is read with, taken on the scheduler's queue as the call is accepted: the zone the schedule was
+    /// loaded in, which the request is placed in (`nil` while a rebuild loads, perhaps for a new zone: the zone as it
+    /// is now), and the settings the rebuild would read it with.
+    private struct RequestContext: Sendable {
+        var installedZone: ZoneRules?
+        var configuration: DaemonConfiguration
+        var wakeSystemRefusal: String?
+    }
+
+    /// Hands an authorized call on, in the order calls came, without waiting anywhere: its context taken on the
+    /// scheduler's queue, then `requestQueue` (where an `Add` is read), then the scheduler's queue for the work.
+    private func accept(_ work: @escaping @Sendable (RequestContext) -> Void) {
+        queue.async {
+            let context = RequestContext(
+                installedZone: self.rebuilder.isLoading ? nil : self.scheduler.installedZone,
+                configuration: self.rebuilder.configuration, wakeSystemRefusal: self.rebuilder.wakeSystemRefusal)
+            self.requestQueue.async { work(context) }
         }
     }
 
@@ -269,19 +288,14 @@ final class ApplicationInterface: @unchecked Sendable {
     /// scheduler's queue.
     private func add(
         _ call: BusMethodCall, appID: String, id: String, content: [(key: String, value: BusValue)],
-        trigger: [(key: String, value: BusValue)]
+        trigger: [(key: String, value: BusValue)], context: RequestContext
     ) {
         dispatchPrecondition(condition: .onQueue(requestQueue))
-        // The zone the schedule was loaded in, which the request is placed in; while a rebuild loads, perhaps for a
-        // new zone, the zone as it is now.
-        let (installedZone, configuration, wakeSystemRefusal) = queue.sync {
-            (rebuilder.isLoading ? nil : scheduler.installedZone, rebuilder.configuration, rebuilder.wakeSystemRefusal)
-        }
-        let systemZone = installedZone ?? LocalZone.resolve(tz: environment["TZ"])
+        let systemZone = context.installedZone ?? LocalZone.resolve(tz: environment["TZ"])
         var loader = NotificationLoader(systemZone: systemZone, zones: .system)
         // Refused here as the rebuild would refuse it, rather than taken and then dropped.
-        loader.wakeSystemRefusal = wakeSystemRefusal
-        loader.minimumInterval = configuration.minimumInterval
+        loader.wakeSystemRefusal = context.wakeSystemRefusal
+        loader.minimumInterval = context.configuration.minimumInterval
         loader = ApplicationRequests.restricting(loader)
         let request: BusRequest
         do {
