@@ -13,10 +13,10 @@ extension Trigger {
         guard floorMicroseconds > 0 else { return nil }
         if let interval, interval.microseconds < UInt64(floorMicroseconds) { return (.every, 0) }
         let unit = CalendarSpec.microsecondsPerSecond
-        var seconds = Set<Int>()
+        var seconds = SecondsOfTheMinute()
         for (index, calendar) in calendars.enumerated()
         where !calendar.secondsAreApart(floor: floorMicroseconds, adding: &seconds)
-            || (seconds.count > 1 && floorMicroseconds > Int64(unit))
+            || (seconds.areSeveral && floorMicroseconds > Int64(unit))
         {
             return (.onCalendar, index)
         }
@@ -27,10 +27,25 @@ extension Trigger {
     }
 }
 
+/// Whether the events seen so far elapse at one second of the minute or at several: asked once per notification
+/// of a million loaded, so kept in two fields rather than a set.
+private struct SecondsOfTheMinute {
+    private var first: Int?
+    private(set) var areSeveral = false
+
+    mutating func insert(_ value: Int) {
+        guard let first else {
+            first = value
+            return
+        }
+        if value != first { areSeveral = true }
+    }
+}
+
 extension CalendarSpec {
     /// Adds the seconds of the minute (µs) the event elapses at to `seconds`, the first two of each component (they
     /// tell as much as all of them); `false` when one is a fraction of a second, or (for a floor above a second) `*`.
-    fileprivate func secondsAreApart(floor: Int64, adding seconds: inout Set<Int>) -> Bool {
+    fileprivate func secondsAreApart(floor: Int64, adding seconds: inout SecondsOfTheMinute) -> Bool {
         let unit = Self.microsecondsPerSecond
         let minute = 60 * unit
         guard let microsecond else { return floor <= Int64(unit) }
