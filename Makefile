@@ -33,8 +33,8 @@ RELEASE_FLAGS ?= --static-swift-stdlib
 
 # Debian packages: for building, and for what the tests run for real.
 # libcurl4-openssl-dev: FoundationNetworking, which the webhook backend (and so chimed) links, needs libcurl.
-# libical-dev: RFC 5545 recurrence rules (RRule=).
-BUILD_PACKAGES = libsystemd-dev pkg-config libcurl4-openssl-dev libical-dev
+# libical-dev: RFC 5545 recurrence rules (RRule=). libdconf-dev: GNOME's do-not-disturb setting, read by chimed.
+BUILD_PACKAGES = libsystemd-dev pkg-config libcurl4-openssl-dev libical-dev libdconf-dev
 # cron: the idle benchmark runs Debian's cron beside chimed (bench/daemon idle).
 BENCH_PACKAGES = cron
 # systemd-container: systemd-nspawn boots a real systemd for the end-to-end test (Tests/E2E/systemd-e2e).

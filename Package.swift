@@ -47,7 +47,16 @@ let package = Package(
         // iCalendar events (libical's parser) and their alarms as notifications, for the generator chime-calendar.
         // ChimeDaemon for the system's zone database (TZDataSource).
         .target(name: "ChimeCalendar", dependencies: ["ChimeCore", "ChimeDaemon", "CICal"]),
-        .executableTarget(name: "chimed", dependencies: ["ChimeDaemon", "ChimeWebhook"]),
+        // dconf's client library (GNOME's settings database) from Debian's libdconf-dev.
+        .systemLibrary(
+            name: "CDconf",
+            pkgConfig: "dconf",
+            providers: [.apt(["libdconf-dev"])]
+        ),
+        // GNOME's settings read in-process (its do-not-disturb): dconf brings GLib, so only chimed links it, as the
+        // webhook backend.
+        .target(name: "ChimeDconf", dependencies: ["CDconf", "ChimeCore", "ChimeDaemon"]),
+        .executableTarget(name: "chimed", dependencies: ["ChimeDaemon", "ChimeWebhook", "ChimeDconf"]),
         .executableTarget(name: "chime-calendar", dependencies: ["ChimeCalendar"]),
         .executableTarget(name: "chimectl", dependencies: ["ChimeControl"]),
         // Not installed: runs the systemd wrappers in a process of their own for ChimeSystemdTests.

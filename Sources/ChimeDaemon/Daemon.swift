@@ -21,8 +21,9 @@ public final class Daemon: @unchecked Sendable {
     private let rebuilder: ScheduleRebuilder
     private let applications: ApplicationInterface
     private let focus: FocusGate
-    /// The desktop's do-not-disturb, followed by a user instance.
+    /// The desktop's do-not-disturb, followed by a user instance, and the settings database GNOME's is read from.
     private var desktopFocus: DesktopDoNotDisturb?
+    private let desktopSettings: (any SettingsDatabase)?
     private var sleepMonitor: SleepMonitor?
     private var signalSources: [any DispatchSourceSignal] = []
     private var watchdog: (any DispatchSourceTimer)?
@@ -32,10 +33,13 @@ public final class Daemon: @unchecked Sendable {
     /// Touched only on `queue`.
     private var isStopping = false
 
-    /// - Parameter factories: how backends are made from chimed.conf's settings.
+    /// - Parameters:
+    ///   - factories: how backends are made from chimed.conf's settings.
+    ///   - desktopSettings: where GNOME's do-not-disturb is read (dconf); `nil` follows the notification server's
+    ///     switches only.
     public init(
         options: DaemonOptions, environment: [String: String], factories: BackendFactories = BackendFactories(),
-        log: any EventLog
+        desktopSettings: (any SettingsDatabase)? = nil, log: any EventLog
     ) {
         MallocTuning.forFirstLoad()
         // A bus-activated chimed learns the session bus from the activation (DBUS_STARTER_ADDRESS): its badges and
@@ -48,6 +52,7 @@ public final class Daemon: @unchecked Sendable {
         }
         self.options = options
         self.environment = environment
+        self.desktopSettings = desktopSettings
         self.log = log
         let queue = self.queue
         let clock = self.clock
@@ -199,7 +204,7 @@ public final class Daemon: @unchecked Sendable {
         else { return }
         let queue = self.queue
         let focus = self.focus
-        let monitor = DesktopDoNotDisturb(address: address) { source in
+        let monitor = DesktopDoNotDisturb(address: address, settings: desktopSettings) { source in
             queue.async { focus.desktopChanged(source) }
         }
         desktopFocus = monitor

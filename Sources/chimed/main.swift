@@ -1,5 +1,6 @@
 import ChimeCore
 import ChimeDaemon
+import ChimeDconf
 import ChimeWebhook
 import Foundation
 
@@ -22,6 +23,7 @@ if check {
 var factories = BackendFactories()
 factories.webhook = { WebhookBackend(settings: $0, context: $1) }
 let daemon = Daemon(
-    options: options, environment: environment, factories: factories, log: JournalEventLog(environment: environment))
+    options: options, environment: environment, factories: factories, desktopSettings: DconfSettings(),
+    log: JournalEventLog(environment: environment))
 daemon.watchClockAndTimeZone()
 daemon.run()

@@ -315,21 +315,11 @@ struct DesktopDoNotDisturbTests {
     }
 }
 
-/// Why GNOME's setting cannot be tried here, if it cannot (Debian: libglib2.0-bin, gsettings-desktop-schemas,
-/// dconf-gsettings-backend, dconf-service).
-let gnomeSettingsUnmetRequirement: String? = {
-    if let reason = desktopTestsUnmetRequirement { return reason }
-    let files = [
-        ("/usr/bin/gsettings", "libglib2.0-bin"), ("/usr/libexec/dconf-service", "dconf-service"),
-        ("/usr/share/glib-2.0/schemas/org.gnome.desktop.notifications.gschema.xml", "gsettings-desktop-schemas"),
-        ("/usr/lib/x86_64-linux-gnu/gio/modules/libdconfsettings.so", "dconf-gsettings-backend"),
-    ]
-    let missing = files.filter { !FileManager.default.fileExists(atPath: $0.0) }
-    return missing.isEmpty ? nil : "needs " + missing.map(\.1).joined(separator: ", ")
-}()
+/// Why GNOME's setting cannot be tried here, if it cannot.
+let gnomeSettingsUnmetRequirement: String? = desktopTestsUnmetRequirement ?? PrivateDconf.unmetRequirement
 
 /// GNOME's do-not-disturb, `show-banners` off, written with `gsettings` through a real dconf service on the private
-/// bus, with the settings database in the test's directory.
+/// bus (`PrivateDconf`), with the settings database in the test's directory, which chimed reads in-process.
 @Suite(
     .serialized,
     .enabled(if: gnomeSettingsUnmetRequirement == nil, "skipped: \(gnomeSettingsUnmetRequirement ?? "")"))
@@ -337,47 +327,20 @@ struct GnomeDoNotDisturbTests {
     @Test func hiddenBannersHoldWhatMayNotInterruptUntilTheyAreShownAgain() async throws {
         let directory = try TemporaryDirectory(prefix: "chimed-gnome")
         defer { directory.remove() }
-        // dconf-service outlives the bus daemon: it says where it is, to be killed at the end (SIGKILL, as the bus:
-        // it may inherit a mask that blocks SIGTERM), and keeps its output away from the daemon's pipe, which the
-        // test would otherwise wait on.
-        let pidFile = directory.path + "/dconf-service.pid"
-        try directory.write(
-            "services/ca.desrt.dconf.service",
-            "[D-BUS Service]\nName=ca.desrt.dconf\n"
-                + "Exec=/bin/sh -c 'echo $$ >\(pidFile); exec /usr/libexec/dconf-service >/dev/null 2>&1'\n")
-        defer {
-            if let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
-                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
-            {
-                kill(pid, SIGKILL)
-            }
-        }
-        let runtime = directory.path + "/xdg-runtime"
-        try FileManager.default.createDirectory(
-            atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let settings = ["XDG_CONFIG_HOME": directory.path + "/xdg-config", "XDG_RUNTIME_DIR": runtime]
-        let bus = try PrivateSessionBus(
-            directory: directory, serviceDirectory: directory.path + "/services", environment: settings)
-        defer { bus.stop() }
+        let dconf = try PrivateDconf(directory: directory)
+        defer { dconf.stop() }
+        let bus = dconf.bus
         let server = try DBusFixture(
             "notification-server", bus: bus, directory: directory, arguments: ["--capabilities=body"])
         defer { server.stop() }
-        func gsettings(_ value: String) throws {
-            let output = try ProcessRunner.run(
-                "/usr/bin/gsettings", ["set", "org.gnome.desktop.notifications", "show-banners", value],
-                environment: settings.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address, "GSETTINGS_BACKEND": "dconf"]) {
-                    $1
-                })
-            try #require(output.status == 0, "gsettings: \(output.standardError)")
-        }
         let (process, _) = try ChimedDesktopTests().startChimed(
-            in: directory, bus: bus, zone: "Europe/Berlin", environment: settings)
+            in: directory, bus: bus, zone: "Europe/Berlin", environment: dconf.environment)
         defer {
             process.signal(SIGTERM)
             process.wait(timeout: 10)
         }
 
-        try gsettings("false")
+        try dconf.set("org.gnome.desktop.notifications", "show-banners", "false")
         #expect(
             waitFor({ process.standardError.contains("Quiet (do-not-disturb (GNOME)).") }, timeout: 10),
             "\(process.standardError)")
@@ -391,7 +354,7 @@ struct GnomeDoNotDisturbTests {
             "\(process.standardError)")
         #expect(DesktopDoNotDisturbTests.summaries(server).isEmpty)
 
-        try gsettings("true")
+        try dconf.set("org.gnome.desktop.notifications", "show-banners", "true")
         server.waitForRecords { _ in DesktopDoNotDisturbTests.summaries(server) == ["Tea"] }
         #expect(DesktopDoNotDisturbTests.summaries(server) == ["Tea"], "\(process.standardError)")
     }

@@ -7,6 +7,8 @@ import Testing
 struct HostileBus {
     let directory: TemporaryDirectory
     let bus: PrivateSessionBus
+    /// GNOME's settings database of the test's own, when asked for (`settings`).
+    let dconf: PrivateDconf?
 
     /// Why the attacks cannot be made here, if they cannot.
     static var unmetRequirement: String? {
@@ -15,14 +17,17 @@ struct HostileBus {
         return DBusFixture.unavailableReason
     }
 
-    /// `limits`: the bus daemon's `<limit>`s by name.
-    init(prefix: String, limits: [String: Int] = [:]) throws {
+    /// `limits`: the bus daemon's `<limit>`s by name; `settings`: the bus starts a dconf service of its own, whose
+    /// database chimed reads.
+    init(prefix: String, limits: [String: Int] = [:], settings: Bool = false) throws {
         directory = try TemporaryDirectory(prefix: prefix)
-        bus = try PrivateSessionBus(directory: directory, limits: limits)
+        dconf = settings ? try PrivateDconf(directory: directory, limits: limits) : nil
+        bus = try dconf?.bus ?? PrivateSessionBus(directory: directory, limits: limits)
     }
 
     func stop() {
         bus.stop()
+        dconf?.stop()
         directory.remove()
     }
 
@@ -35,6 +40,7 @@ struct HostileBus {
         try FileManager.default.createDirectory(atPath: directory.path + "/config", withIntermediateDirectories: true)
         var environment = ["NOTIFY_SOCKET": notify.path, "TZ": "UTC", "DBUS_SESSION_BUS_ADDRESS": bus.address]
         if systemBus { environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address }
+        environment.merge(dconf?.environment ?? [:]) { $1 }
         let process = try RunningProcess(
             BinaryLocator.path(of: "chimed"),
             [

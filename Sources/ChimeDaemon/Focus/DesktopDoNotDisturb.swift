@@ -4,8 +4,8 @@ import Foundation
 
 /// Follows the desktop's do-not-disturb switch on the session bus, without polling, and reports what has it on:
 /// dunst's `paused` property (`org.dunstproject.cmd0`, `dunstctl set-paused`), the notification server's
-/// `Inhibited` property (KDE Plasma), and GNOME's `show-banners` setting, read with `gsettings` at start and when
-/// dconf's writer announces a change to it.
+/// `Inhibited` property (KDE Plasma), and GNOME's `show-banners` setting, read from dconf's database in-process
+/// (`SettingsDatabase`) at start and when dconf's writer announces a change to it.
 ///
 /// Property changes come as `PropertiesChanged` signals, believed only from the unique name that owns
 /// `org.freedesktop.Notifications` now (`BusNameOwner`); a notification server that appears or goes is seen by the
@@ -34,12 +34,11 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
     static let service = "org.freedesktop.Notifications"
     static let objectPath = "/org/freedesktop/Notifications"
     static let dunstInterface = "org.dunstproject.cmd0"
-    /// GNOME's do-not-disturb: `show-banners` false.
-    static let bannersSchema = "org.gnome.desktop.notifications"
+    /// GNOME's do-not-disturb: `show-banners` (schema `org.gnome.desktop.notifications`) false.
     static let bannersPath = "/org/gnome/desktop/notifications/show-banners"
 
     private let address: String
-    private let gsettings: String?
+    private let settings: (any SettingsDatabase)?
     /// Reads GNOME's setting off the bus queue: one read at a time and at most one more after it, however many
     /// changes are announced (any client can send dconf's signal), so the last read is of the last change.
     private var bannersRead: CoalescedJob?
@@ -48,21 +47,17 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
     private var bus: BusConnection?
 
     /// - Parameters:
-    ///   - gsettings: the program that reads GNOME's setting; `nil` where there is none.
+    ///   - settings: the settings database that holds GNOME's setting (dconf); `nil` follows the server's switches
+    ///     only.
     ///   - changed: runs with what has do-not-disturb on, or `nil`, whenever that changes, in the order of the
     ///     changes.
-    init(address: String, gsettings: String? = findGsettings(), changed: @escaping @Sendable (String?) -> Void) {
+    init(address: String, settings: (any SettingsDatabase)?, changed: @escaping @Sendable (String?) -> Void) {
         self.address = address
-        self.gsettings = gsettings
+        self.settings = settings
         self.changed = changed
-        if gsettings != nil {
-            bannersRead = CoalescedJob(label: "chime.focus.gsettings") { [weak self] in self?.readBanners() }
+        if settings != nil {
+            bannersRead = CoalescedJob(label: "chime.focus.banners") { [weak self] in self?.readBanners() }
         }
-    }
-
-    /// `gsettings` (Debian: libglib2.0-bin), where it is installed.
-    static func findGsettings() -> String? {
-        ["/usr/bin/gsettings", "/bin/gsettings"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Connects, subscribes, then reads the switches as they are; throws when the bus cannot be reached.
@@ -110,18 +105,11 @@ final class DesktopDoNotDisturb: @unchecked Sendable {
         return paths.contains { $0 == bannersPath || ($0.hasSuffix("/") && bannersPath.hasPrefix($0)) }
     }
 
-    /// Reads `show-banners` with `gsettings get`, run as chimed runs every program (`CommandRunner`: an argv, no
-    /// shell, a timeout); a desktop without GNOME's schema has none, and counts as showing banners.
+    /// Reads `show-banners` from the settings database; never set (or no GNOME at all) counts as showing banners,
+    /// GNOME's default.
     private func readBanners() {
-        guard let gsettings else { return }
-        var environment = CommandRunner.programEnvironment(base: ProcessInfo.processInfo.environment)
-        environment["DBUS_SESSION_BUS_ADDRESS"] = address
-        let outcome = try? CommandRunner.runToEnd(
-            [gsettings, "get", Self.bannersSchema, "show-banners"], environment: environment, input: [],
-            timeout: .seconds(5), workingDirectory: nil, outputLimit: 64)
-        let value = String(decoding: outcome?.output.bytes ?? [], as: UTF8.self)
-        let hidden =
-            outcome?.ending == .exited(status: 0) && value.trimmingCharacters(in: .whitespacesAndNewlines) == "false"
+        guard let settings else { return }
+        let hidden = settings.boolean(at: Self.bannersPath) == false
         update { $0.gnomeBannersHidden = hidden }
     }
 
