@@ -5,42 +5,78 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 int chime_spawn(const char *path, char *const argv[], char *const envp[], const char *directory, int stdin_fd,
                 int stdout_fd, int stderr_fd, pid_t *pid) {
-    posix_spawnattr_t attributes;
-    posix_spawn_file_actions_t actions;
-    int result = posix_spawnattr_init(&attributes);
-    if (result != 0) {
-        return -result;
+    // The child reports a failure before or at exec through this pipe; an exec that works closes it (O_CLOEXEC).
+    // Its write end is at 3 or above, out of the way of the three descriptors the child is given.
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC) < 0) {
+        return -errno;
     }
-    result = posix_spawn_file_actions_init(&actions);
-    if (result != 0) {
-        posix_spawnattr_destroy(&attributes);
-        return -result;
+    int report = fcntl(ends[1], F_DUPFD_CLOEXEC, 3);
+    int saved = errno;
+    close(ends[1]);
+    if (report < 0) {
+        close(ends[0]);
+        return -saved;
     }
-    sigset_t all, none;
+    pid_t parent = getpid();
+    sigset_t all, none, previous;
     sigfillset(&all);
     sigemptyset(&none);
-    if ((result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF
-                                                            | POSIX_SPAWN_SETSIGMASK)) == 0
-        && (result = posix_spawnattr_setpgroup(&attributes, 0)) == 0
-        && (result = posix_spawnattr_setsigdefault(&attributes, &all)) == 0
-        && (result = posix_spawnattr_setsigmask(&attributes, &none)) == 0
-        && (result = posix_spawn_file_actions_adddup2(&actions, stdin_fd, STDIN_FILENO)) == 0
-        && (result = posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDOUT_FILENO)) == 0
-        && (result = posix_spawn_file_actions_adddup2(&actions, stderr_fd, STDERR_FILENO)) == 0
-        && (result = posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1)) == 0
-        && (directory == NULL || (result = posix_spawn_file_actions_addchdir_np(&actions, directory)) == 0)) {
-        result = posix_spawn(pid, path, &actions, &attributes, argv, envp);
+    // No handler of the daemon's may run in the child, which shares this thread's memory until it execs.
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    pid_t child = vfork();
+    if (child == 0) {
+        struct sigaction fallback = {0};
+        fallback.sa_handler = SIG_DFL;
+        for (int signal = 1; signal < NSIG; signal++) {
+            sigaction(signal, &fallback, NULL);
+        }
+        int failure = 0;
+        // Killed by the kernel when the thread that started it ends, which only the end of chimed does while the
+        // program runs (the thread waits for it): a delivery command does not go on after a SIGKILL of chimed.
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent) {
+            failure = getppid() != parent ? ESRCH : errno;
+        } else if (setpgid(0, 0) < 0 || dup2(stdin_fd, STDIN_FILENO) < 0 || dup2(stdout_fd, STDOUT_FILENO) < 0
+                   || dup2(stderr_fd, STDERR_FILENO) < 0 || (report > 3 && close_range(3, report - 1, 0) < 0)
+                   || close_range(report + 1, ~0U, 0) < 0 || (directory != NULL && chdir(directory) < 0)
+                   || sigprocmask(SIG_SETMASK, &none, NULL) < 0) {
+            failure = errno;
+        } else {
+            execve(path, argv, envp);
+            failure = errno;
+        }
+        while (write(report, &failure, sizeof failure) < 0 && errno == EINTR) {
+        }
+        _exit(127);
     }
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    return -result;
+    saved = errno;
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    close(report);
+    if (child < 0) {
+        close(ends[0]);
+        return -saved;
+    }
+    int failure = 0;
+    ssize_t got;
+    while ((got = read(ends[0], &failure, sizeof failure)) < 0 && errno == EINTR) {
+    }
+    close(ends[0]);
+    if (got == (ssize_t)sizeof failure) {
+        int status;
+        while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+        }
+        return -failure;
+    }
+    *pid = child;
+    return 0;
 }
 
 int chime_pipe(int ends[2], int nonblocking) {

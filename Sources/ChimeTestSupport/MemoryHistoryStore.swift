@@ -38,9 +38,15 @@ public final class MemoryHistoryStore: HistoryStore, Sendable {
     public func recordOccurrence(_ id: String, at occurrence: Date, missed: Int) {
         state.withLock { state in
             state.histories[id]?.lastOccurrence = occurrence
-            state.inFlight[InterruptedDelivery.key(id, occurrence)] = InterruptedDelivery(
-                id: id, fireTime: occurrence, missed: missed)
+            let key = InterruptedDelivery.key(id, occurrence)
+            state.inFlight[key] = InterruptedDelivery(
+                id: id, fireTime: occurrence, missed: missed,
+                finishedBackends: state.inFlight[key]?.finishedBackends ?? [])
         }
+    }
+
+    public func recordBackendFinished(_ id: String, at occurrence: Date, backend: String) {
+        _ = state.withLock { $0.inFlight[InterruptedDelivery.key(id, occurrence)]?.finishedBackends.insert(backend) }
     }
 
     public func recordSkipped(_ id: String, at occurrence: Date) {

@@ -12,6 +12,7 @@ public final class RecordingDispatcher: DeliveryDispatching, @unchecked Sendable
         public var handedOffAt: Date
         public var missedCount: Int
         public var repeatNumber: Int
+        public var finishedBackends: Set<String>
     }
 
     private let clock: any WallClock
@@ -21,13 +22,17 @@ public final class RecordingDispatcher: DeliveryDispatching, @unchecked Sendable
         self.clock = clock
     }
 
-    public func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void) {
+    public func dispatch(
+        _ delivery: Delivery, backendFinished: @escaping @Sendable (String) -> Void,
+        finished: @escaping @Sendable () -> Void
+    ) {
         defer { finished() }
         let record = Record(
             id: delivery.notification.id, title: delivery.notification.title, body: delivery.notification.body,
             fireTime: delivery.fireTime,
             handedOffAt: clock.now(),
-            missedCount: delivery.missedCount, repeatNumber: delivery.repeatNumber)
+            missedCount: delivery.missedCount, repeatNumber: delivery.repeatNumber,
+            finishedBackends: delivery.finishedBackends)
         list.withLock { $0.append(record) }
     }
 

@@ -120,7 +120,7 @@ import Testing
     @Test func aProgramThatCannotStartIsReported() async throws {
         #expect(
             await error(of: backend(["/nonexistent/notify"], environment: [:]))
-                == "cannot start /nonexistent/notify: posix_spawn: No such file or directory")
+                == "cannot start /nonexistent/notify: execve: No such file or directory")
     }
 
     @Test func theDispatcherWaitsLongerThanTheRunnerTakesToKill() {

@@ -128,13 +128,13 @@ import Testing
         await #expect(throws: CommandStartError.relativePath("sh")) {
             try await CommandRunner.run(["sh", "-c", "true"], environment: [:], timeout: .seconds(1))
         }
-        await #expect(throws: CommandStartError.system(SystemCallError(call: "posix_spawn", errno: Errno(ENOENT)))) {
+        await #expect(throws: CommandStartError.system(SystemCallError(call: "execve", errno: Errno(ENOENT)))) {
             try await CommandRunner.run(["/nonexistent/program"], environment: [:], timeout: .seconds(1))
         }
-        await #expect(throws: CommandStartError.system(SystemCallError(call: "posix_spawn", errno: Errno(EACCES)))) {
+        await #expect(throws: CommandStartError.system(SystemCallError(call: "execve", errno: Errno(EACCES)))) {
             try await CommandRunner.run([notExecutable], environment: [:], timeout: .seconds(1))
         }
-        await #expect(throws: CommandStartError.system(SystemCallError(call: "posix_spawn", errno: Errno(ENOEXEC)))) {
+        await #expect(throws: CommandStartError.system(SystemCallError(call: "execve", errno: Errno(ENOEXEC)))) {
             try await CommandRunner.run([garbage], environment: [:], timeout: .seconds(1))
         }
         await #expect(throws: CommandStartError.nulByte("environment variable BAD")) {

@@ -161,4 +161,31 @@ import Testing
         #expect(second.deliveries.map(\.delivery.notification.id) == ["b"])
         #expect(log.events(.deliveryFailed).map(\.message) == ["c: delivery to first failed: no backend named 'first'"])
     }
+
+    /// A delivery again after a restart skips the backends that had finished it; while one backend is still at work,
+    /// each other that is done is reported by name, and the last one only by `finished`.
+    @Test func backendsThatFinishedAreLeftOutAndEachDoneBeforeTheOthersIsReported() async {
+        let log = RecordingEventLog()
+        let done = RecordingBackend(name: "done")
+        let fast = RecordingBackend(name: "fast")
+        let gated = GatedBackend()
+        let dispatcher = Dispatcher(
+            backends: [done, fast, gated], defaultBackends: [], clock: SystemWallClock(), log: log)
+        var delivery = Self.delivery("tea", to: ["done", "fast", "gated"])
+        delivery.finishedBackends = ["done"]
+        let reported = Locked<[String]>([])
+        let finished = Locked(false)
+        dispatcher.dispatch(delivery, backendFinished: { name in reported.withLock { $0.append(name) } }) {
+            finished.withLock { $0 = true }
+        }
+        #expect(waitFor({ reported.withLock { $0 } == ["fast"] }, timeout: 60))
+        #expect(!finished.withLock { $0 })
+        gated.open()
+        #expect(await Self.drain(dispatcher, within: .seconds(120)))
+        #expect(waitFor({ finished.withLock { $0 } }, timeout: 60))
+        #expect(reported.withLock { $0 } == ["fast"])
+        #expect(done.deliveries.isEmpty)
+        #expect(fast.deliveries.map(\.delivery.notification.id) == ["tea"])
+        #expect(gated.done == 1)
+    }
 }

@@ -120,7 +120,10 @@ import Testing
 
     /// A dispatcher whose deliveries never finish, as when the process dies during them.
     final class StuckDispatcher: DeliveryDispatching, @unchecked Sendable {
-        func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void) {}
+        func dispatch(
+            _ delivery: Delivery, backendFinished: @escaping @Sendable (String) -> Void,
+            finished: @escaping @Sendable () -> Void
+        ) {}
     }
 
     @Test func whatWasInFlightAtACrashIsDeliveredAgainAndNothingElse() {
@@ -172,6 +175,62 @@ import Testing
         let again = FileHistoryStore(directory: directory.path)
         _ = again.load()
         #expect(again.interrupted().map(\.missed) == [3])
+    }
+
+    /// A backend done with a delivery while another is still at work is kept with it in flight, in the journal and
+    /// in the snapshot, and handed over again (after a restart) the occurrence keeps it.
+    @Test func fileStoreKeepsTheBackendsThatFinishedADeliveryInFlight() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-state")
+        defer { directory.remove() }
+        let at = TestDate.timestamp("2026-11-02 01:00 UTC")
+        let store = FileHistoryStore(directory: directory.path)
+        store.recordFirstSeen(["a"], at: TestDate.timestamp("2026-11-02 00:00 UTC"))
+        store.recordOccurrence("a", at: at, missed: 0)
+        store.recordBackendFinished("a", at: at, backend: "stdout")
+        let reopened = FileHistoryStore(directory: directory.path)
+        _ = reopened.load()
+        #expect(
+            reopened.interrupted() == [
+                InterruptedDelivery(id: "a", fireTime: at, missed: 0, finishedBackends: ["stdout"])
+            ])
+        // Handed over again and killed again: the journal's second occurrence keeps what the first one's backend did.
+        reopened.recordOccurrence("a", at: at, missed: 0)
+        reopened.recordBackendFinished("a", at: at, backend: "journal")
+        try reopened.compact(reopened.load().histories)
+        let again = FileHistoryStore(directory: directory.path)
+        _ = again.load()
+        #expect(again.interrupted().map(\.finishedBackends) == [["stdout", "journal"]])
+        again.recordOccurrence("a", at: at, missed: 0)
+        try again.flush()
+        let third = FileHistoryStore(directory: directory.path)
+        _ = third.load()
+        #expect(third.interrupted().map(\.finishedBackends) == [["stdout", "journal"]])
+    }
+
+    /// What was in flight at a crash goes again only to the backends that had not finished it.
+    @Test func whatWasInFlightGoesAgainOnlyToTheBackendsThatHadNotFinished() {
+        let clock = ManualClock(TestDate.timestamp("2026-11-02 01:59 UTC"))
+        let store = MemoryHistoryStore()
+        let files = [("hourly", "[Notification]\nDeliver=stdout slow\n[Trigger]\nOnCalendar=hourly\n")]
+        let at = TestDate.timestamp("2026-11-02 02:00 UTC")
+        do {
+            let scheduler = Scheduler(
+                clock: clock, timer: clock.makeTimer(), dispatcher: StuckDispatcher(), log: RecordingEventLog(),
+                store: store)
+            scheduler.install(SchedulerTests.schedule(files))
+            clock.advance(to: at)
+            store.recordBackendFinished("hourly", at: at, backend: "stdout")
+        }
+        clock.jump(to: TestDate.timestamp("2026-11-02 02:00:05 UTC"))
+        let (scheduler, dispatcher, log) = Self.restart(clock, store: store)
+        scheduler.install(SchedulerTests.schedule(files))
+        #expect(dispatcher.records.map(\.fireTime) == [at])
+        #expect(dispatcher.records.map(\.finishedBackends) == [["stdout"]])
+        #expect(
+            log.events(.deliveryFailed).map(\.message) == [
+                "hourly: the delivery due at 2026-11-02T02:00:00Z was interrupted by the end of the previous run; "
+                    + "delivering it again except to stdout, which had finished."
+            ])
     }
 
     @Test func manyFirstSightingsAreOneRecordAndSurviveARestart() throws {

@@ -348,7 +348,10 @@ import Testing
 private final class HoldingDispatcher: DeliveryDispatching, @unchecked Sendable {
     private let pending = Locked<[@Sendable () -> Void]>([])
 
-    func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void) {
+    func dispatch(
+        _ delivery: Delivery, backendFinished: @escaping @Sendable (String) -> Void,
+        finished: @escaping @Sendable () -> Void
+    ) {
         pending.withLock { $0.append(finished) }
     }
 

@@ -126,6 +126,9 @@ import Testing
         }
         func recordSkipped(_ id: String, at occurrence: Date) { memory.recordSkipped(id, at: occurrence) }
         func recordFinished(_ id: String, at occurrence: Date) { memory.recordFinished(id, at: occurrence) }
+        func recordBackendFinished(_ id: String, at occurrence: Date, backend: String) {
+            memory.recordBackendFinished(id, at: occurrence, backend: backend)
+        }
         var wantsCompaction: Bool { true }
 
         func flush() throws {

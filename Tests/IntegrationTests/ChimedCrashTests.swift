@@ -82,6 +82,72 @@ import Testing
         #expect(kills >= 2)
     }
 
+    /// SIGKILL while a slow `[Command]` runs for deliveries that `stdout` has printed: the command dies with chimed
+    /// (it does not finish afterwards), and after the restart each such delivery goes again to the command alone:
+    /// nothing is printed twice, and no occurrence's command finishes twice.
+    @Test func aKillRepeatsADeliveryOnlyToTheBackendsThatHadNotFinishedIt() throws {
+        let directory = try TemporaryDirectory(prefix: "chimed-crash-backends")
+        defer { directory.remove() }
+        let log = directory.path + "/command.log"
+        let slow = try directory.write(
+            "bin/slow",
+            "#!/bin/sh\necho \"$CHIME_ID $CHIME_FIRE_TIME start\" >> \(log)\nsleep 3\n"
+                + "echo \"$CHIME_ID $CHIME_FIRE_TIME done\" >> \(log)\n",
+            permissions: 0o755)
+        try directory.write("config/chimed.conf", "[Command]\nName=slow\nExec=\(slow)\n")
+        for number in 1...5 {
+            try directory.write(
+                "config/tick\(number).notification",
+                "[Notification]\nTitle=Tick\nDeliver=stdout slow\n[Trigger]\nOnCalendar=*:*:0/2\n")
+        }
+        let arguments = [
+            "--config-dir=\(directory.path)/config", "--runtime-dir=\(directory.path)/run",
+            "--state-dir=\(directory.path)/state",
+        ]
+        func commandLines(_ state: String) -> [String] {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").filter { $0.hasSuffix(" " + state) }.map {
+                String($0.dropLast(state.count + 1))
+            }
+        }
+        func printed(_ output: String) -> [String] {
+            output.split(separator: "\n").compactMap { line in
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    let id = object["id"] as? String, let fire = object["fire_time"] as? String
+                else { return nil }
+                return "\(id) \(fire)"
+            }
+        }
+
+        let first = try RunningProcess(chimed, arguments)
+        // Killed while the command of the latest fire still sleeps: three fires or more, less than 3 s after one.
+        #expect(waitFor({ Set(commandLines("done")).count >= 5 && commandLines("start").count >= 15 }, timeout: 30))
+        first.signal(SIGKILL)
+        first.wait(timeout: 5)
+        let printedBefore = printed(first.standardOutput)
+        let doneAtKill = commandLines("done")
+        let interrupted = Set(commandLines("start")).subtracting(doneAtKill)
+        try #require(!interrupted.isEmpty, "no command was running at the kill")
+        // Longer than the command sleeps: one that outlived chimed would have finished by now.
+        Thread.sleep(forTimeInterval: 3.5)
+        #expect(commandLines("done") == doneAtKill, "a command finished after chimed was killed")
+
+        let second = try RunningProcess(chimed, arguments)
+        defer { second.wait(timeout: 0) }
+        #expect(
+            waitFor({ interrupted.isSubset(of: Set(commandLines("done"))) }, timeout: 30),
+            "not run again: \(interrupted.subtracting(commandLines("done")))")
+        second.signal(SIGTERM)
+        #expect(second.wait(timeout: 30) == 0)
+        let printedAfter = printed(second.standardOutput)
+        #expect(Set(printedBefore).isDisjoint(with: printedAfter), "printed twice")
+        let done = commandLines("done")
+        #expect(done.count == Set(done).count, "a command finished twice: \(done)")
+        #expect(
+            second.standardError.contains("delivering it again except to stdout, which had finished"),
+            "\(second.standardError)")
+    }
+
     /// The occurrences a list of deliveries stands for: each its own, and a caught-up one the `missed` occurrences
     /// up to its fire time.
     static func covered(_ lines: [Line], step: Int64) -> Set<Int64> {

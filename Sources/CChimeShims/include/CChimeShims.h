@@ -2,7 +2,7 @@
 #define CHIME_SHIMS_H
 
 // Small C helpers for kernel interfaces that Swift's Glibc module does not export (sys/timerfd.h, pidfd_open,
-// prctl), and for starting a child process, which takes a dozen posix_spawn calls that read better in C.
+// prctl), and for starting a child process, which happens between vfork and exec and so must be C.
 // Every function returns -errno on failure.
 
 /// Creates a file descriptor that becomes readable when CLOCK_REALTIME is set: a timerfd on CLOCK_REALTIME
@@ -55,11 +55,12 @@ int chime_limit_malloc_arenas(int count);
 /// size come from the heaps and stay resident when freed; returns 1 on success.
 int chime_map_allocations_from(int bytes);
 
-/// Starts `path` with posix_spawn(3) as the leader of a new process group (POSIX_SPAWN_SETPGROUP), every signal
-/// at its default disposition and none blocked (the daemon ignores SIGHUP, SIGTERM and SIGINT, which a child would
-/// otherwise inherit), stdin, stdout and stderr from the given descriptors, no other descriptor open, and
-/// `directory` as its working directory unless it is NULL. `argv` and `envp` end with NULL.
-/// Returns 0 and stores the pid, or -errno (from the exec in the child, too: ENOENT, EACCES, ENOEXEC, ETXTBSY).
+/// Starts `path` (vfork and execve) as the leader of a new process group, every signal at its default disposition
+/// and none blocked (the daemon ignores SIGHUP, SIGTERM and SIGINT, which a child would otherwise inherit), stdin,
+/// stdout and stderr from the given descriptors, no other descriptor open, `directory` as its working directory
+/// unless it is NULL, and SIGKILL as its parent-death signal (PR_SET_PDEATHSIG): it ends when the calling thread
+/// does, so the caller's thread must outlive it. `argv` and `envp` end with NULL.
+/// Returns 0 and stores the pid, or -errno (from the child, too: ENOENT, EACCES, ENOEXEC, ETXTBSY from the exec).
 int chime_spawn(const char *path, char *const argv[], char *const envp[], const char *directory, int stdin_fd,
                 int stdout_fd, int stderr_fd, pid_t *pid);
 

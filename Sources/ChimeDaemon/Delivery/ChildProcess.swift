@@ -58,7 +58,7 @@ struct ChildProcess {
                         stderr.write, &spawned)
                 }
             }
-            try SystemCallError.check(result, call: "posix_spawn")
+            try SystemCallError.check(result, call: "execve")
             for end in [stdin.read, stdout.write, stderr.write] { Glibc.close(end) }
             opened = [stdin.write, stdout.read, stderr.read].filter { $0 >= 0 }
             for end in opened { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }

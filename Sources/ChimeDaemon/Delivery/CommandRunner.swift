@@ -8,9 +8,12 @@ import Glibc
 ///
 /// - The argv is used as given: no shell, no `PATH` search (argv[0] is an absolute path), nothing expanded. What a
 ///   notification says reaches the program as data (environment, stdin), never as syntax.
-/// - The program leads a new process group (posix_spawn with `POSIX_SPAWN_SETPGROUP`), with every signal at its
-///   default disposition and no descriptor but stdin, stdout and stderr. A start that fails with ETXTBSY is tried
-///   again a few times (`busyRetries`, 150 ms in all).
+/// - The program leads a new process group, with every signal at its default disposition and no descriptor but
+///   stdin, stdout and stderr. A start that fails with ETXTBSY is tried again a few times (`busyRetries`, 150 ms in
+///   all).
+/// - The program dies with chimed: the kernel kills it (its parent-death signal, SIGKILL) when the thread that waits
+///   for it ends, which happens while it runs only when chimed ends (killed, crashed), so a delivery command does
+///   not finish after chimed's end, to be run again at its restart.
 /// - `input` is written to its stdin, which is then closed. stdout is collected up to `outputLimit` (a program
 ///   printing more is killed) or, without a limit, goes to /dev/null. Of stderr the last
 ///   `standardErrorTailLimit` bytes are kept, so memory stays bounded however much it writes.
@@ -118,7 +121,7 @@ public enum CommandRunner {
 
     /// Starts the program, trying again for a moment while it is "text file busy": open for writing somewhere.
     /// Often only for a moment: an editor saving it, or a fork in another thread of this process (another run's
-    /// posix_spawn, Foundation's Process) that has not yet reached exec and closed the descriptors it inherited.
+    /// start, Foundation's Process) that has not yet reached exec and closed the descriptors it inherited.
     private static func start(
         _ argv: [String], environment: [String: String], workingDirectory: String?, outputPipeSize: Int?,
         until deadline: ContinuousClock.Instant

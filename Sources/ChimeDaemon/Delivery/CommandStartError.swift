@@ -5,7 +5,8 @@ public enum CommandStartError: Error, Equatable, Sendable, CustomStringConvertib
     case relativePath(String)
     /// An argument or environment variable holds a NUL byte, which cannot be passed to a program.
     case nulByte(String)
-    /// A system call failed; `posix_spawn` carries the error of the exec (ENOENT, EACCES, ENOEXEC, ETXTBSY).
+    /// A system call failed; `execve` carries the error of the child's start (ENOENT, EACCES, ENOEXEC, ETXTBSY from
+    /// the exec).
     case system(SystemCallError)
 
     public var description: String {

@@ -17,6 +17,9 @@ public struct Delivery: Sendable {
     public var isSnoozed = false
     /// Which repeat of `Repeat=` this is (1 for the first); 0 for a delivery that is not a repeat.
     public var repeatNumber = 0
+    /// The backends that were done with this occurrence when the run that handed it over ended (killed, crashed):
+    /// delivered again after a restart, it goes only to the others.
+    public var finishedBackends: Set<String> = []
 
     public init(notification: ScheduledNotification, fireTime: Date, missedCount: Int = 0) {
         self.notification = notification

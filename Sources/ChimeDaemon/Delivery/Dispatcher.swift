@@ -43,14 +43,25 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
         notification.backends.isEmpty ? configured.withLock { $0.defaultBackends } : notification.backends
     }
 
-    public func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void) {
+    /// Delivers to the notification's backends but those that finished it in an earlier run
+    /// (`Delivery.finishedBackends`).
+    public func dispatch(
+        _ delivery: Delivery, backendFinished: @escaping @Sendable (String) -> Void,
+        finished: @escaping @Sendable () -> Void
+    ) {
         let group = DispatchGroup()
         let backends = currentBackends
-        for name in backendNames(for: delivery.notification) {
-            guard let backend = backends[name] else {
+        var names: [String] = []
+        for name in backendNames(for: delivery.notification) where !delivery.finishedBackends.contains(name) {
+            if backends[name] == nil {
                 log.record(Self.failure(delivery, backend: name, reason: "no backend named '\(name)'"))
-                continue
+            } else {
+                names.append(name)
             }
+        }
+        let atWork = Locked(names.count)
+        for name in names {
+            guard let backend = backends[name] else { continue }
             let handOff = clock.now()
             inFlight.enter()
             group.enter()
@@ -60,6 +71,12 @@ public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
                     inFlight.leave()
                 }
                 await run(backend, delivery, handOff: handOff, backends: backends)
+                if atWork.withLock({ count in
+                    count -= 1
+                    return count
+                }) > 0 {
+                    backendFinished(name)
+                }
             }
         }
         group.notify(queue: DaemonExecutor.shared.queue, execute: finished)

@@ -52,6 +52,9 @@ extension Delivery {
         }
         if !notification.dismissAcknowledges { members.append(("dismiss_acknowledges", .bool(false))) }
         if isSoundSuppressed { members.append(("sound_suppressed", .bool(true))) }
+        if !finishedBackends.isEmpty {
+            members.append(("finished_backends", .array(finishedBackends.sorted().map(JSONValue.string))))
+        }
         return .object(members)
     }
 
@@ -96,5 +99,6 @@ extension Delivery {
         }
         self.notification.dismissAcknowledges = object["dismiss_acknowledges"] as? Bool ?? true
         isSoundSuppressed = object["sound_suppressed"] as? Bool ?? false
+        finishedBackends = Set(object["finished_backends"] as? [String] ?? [])
     }
 }

@@ -76,10 +76,13 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
 
     public var status: QuietStatus { QuietStatus(quietness, held: held.count, zone: systemZone) }
 
-    public func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void) {
+    public func dispatch(
+        _ delivery: Delivery, backendFinished: @escaping @Sendable (String) -> Void,
+        finished: @escaping @Sendable () -> Void
+    ) {
         if let next = quietness.nextChange, clock.now() >= next { evaluate() }
         guard isConfigured, quietness.isQuiet else {
-            target.dispatch(delivery, finished: finished)
+            target.dispatch(delivery, backendFinished: backendFinished, finished: finished)
             return
         }
         let level = delivery.notification.interruptionLevel
@@ -94,7 +97,7 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
         case .pass:
             log.record(
                 DaemonEvent(.passedQuiet, "\(subject) (\(level.rawValue), delivered while quiet)", fields: fields))
-            target.dispatch(delivery, finished: finished)
+            target.dispatch(delivery, backendFinished: backendFinished, finished: finished)
         case .hold:
             // A repeat of what is held already adds nothing: one reminder comes out when quiet ends.
             if delivery.repeatNumber > 0, held.contains(where: { $0.notification.id == delivery.notification.id }) {

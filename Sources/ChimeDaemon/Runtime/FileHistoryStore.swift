@@ -222,9 +222,25 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         ]).serialized
         state.withLock { state in
             state.pending.append(line)
-            state.inFlight[InterruptedDelivery.key(id, occurrence)] = InterruptedDelivery(
-                id: id, fireTime: occurrence, missed: missed)
+            let key = InterruptedDelivery.key(id, occurrence)
+            state.inFlight[key] = InterruptedDelivery(
+                id: id, fireTime: occurrence, missed: missed,
+                finishedBackends: state.inFlight[key]?.finishedBackends ?? [])
         }
+    }
+
+    public func recordBackendFinished(_ id: String, at occurrence: Date, backend: String) {
+        let line = JSONValue.object([
+            ("backend_finished", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds))),
+            ("backend", .string(backend)),
+        ]).serialized
+        state.withLock { state in
+            state.pending.append(line)
+            state.inFlight[InterruptedDelivery.key(id, occurrence)]?.finishedBackends.insert(backend)
+        }
+        // Promptly, as a finished delivery: the other backends may take long, and a crash meanwhile must not bring
+        // this one's delivery again.
+        try? flush()
     }
 
     public func recordSkipped(_ id: String, at occurrence: Date) {
@@ -355,104 +371,5 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     ) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try AtomicFile.write(Self.snapshotText(histories, inFlight: inFlight), to: snapshotPath, mode: 0o644)
-    }
-
-    /// The text of `state.json`: `{"version":1,"notifications":{ID:{"first_seen":…,"last_occurrence":…},…},
-    /// "in_flight":[…]}`, ids in order.
-    ///
-    /// Written entry by entry into one string, the entries sorted as they are: a tree of JSON values for a hundred
-    /// thousand notifications would be half a million small allocations at each compaction, which leave the heap
-    /// fragmented long after, and the values and looking each sorted id up again were most of the time a
-    /// compaction holds the scheduler's queue (bench/scale.md).
-    static func snapshotText(
-        _ histories: [String: DeliveryHistory], inFlight: some Collection<InterruptedDelivery>
-    ) -> String {
-        var text = "{\"version\":\(version),\"notifications\":{"
-        text.reserveCapacity(histories.count * 100 + 256)
-        for (index, entry) in histories.sorted(by: { $0.key < $1.key }).enumerated() {
-            if index > 0 { text += "," }
-            JSONValue.quote(entry.key, into: &text)
-            text += #":{"first_seen":""#
-            text += Timestamp.iso8601(entry.value.firstSeen, fraction: .microseconds)
-            if let last = entry.value.lastOccurrence {
-                text += #"","last_occurrence":""#
-                text += Timestamp.iso8601(last, fraction: .microseconds)
-                text += #""}"#
-            } else {
-                text += #"","last_occurrence":null}"#
-            }
-        }
-        let flying: [JSONValue] = inFlight.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }.map {
-            .object([
-                ("id", .string($0.id)), ("at", .string(Timestamp.iso8601($0.fireTime, fraction: .microseconds))),
-                ("missed", .number(Int64($0.missed))),
-            ])
-        }
-        text += "},\"in_flight\":" + JSONValue.array(flying).serialized + "}\n"
-        return text
-    }
-
-    enum Record {
-        case firstSeen([String], Date)
-        case occurrence(String, Date, missed: Int)
-        case skipped(String, Date, missed: Int)
-        case finished(String, Date)
-    }
-
-    static func parseRecord(_ data: Data) -> Record? {
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-            let at = (object["at"] as? String).flatMap(Timestamp.parseISO8601)
-        else { return nil }
-        if let id = object["occurrence"] as? String {
-            return .occurrence(id, at, missed: object["missed"] as? Int ?? 0)
-        }
-        if let id = object["skipped"] as? String { return .skipped(id, at, missed: 0) }
-        if let id = object["finished"] as? String { return .finished(id, at) }
-        if let id = object["first_seen"] as? String { return .firstSeen([id], at) }
-        if let ids = object["first_seen"] as? [String] { return .firstSeen(ids, at) }
-        return nil
-    }
-
-    static func parseSnapshot(_ data: Data) -> (histories: [String: DeliveryHistory], inFlight: [InterruptedDelivery])?
-    {
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-            (object["version"] as? Int).map(Int64.init) == version,
-            let notifications = object["notifications"] as? [String: Any]
-        else { return nil }
-        var histories: [String: DeliveryHistory] = [:]
-        for (id, value) in notifications {
-            guard let entry = value as? [String: Any],
-                let firstSeen = (entry["first_seen"] as? String).flatMap(Timestamp.parseISO8601)
-            else { return nil }
-            let last = (entry["last_occurrence"] as? String).flatMap(Timestamp.parseISO8601)
-            histories[id] = DeliveryHistory(firstSeen: firstSeen, lastOccurrence: last)
-        }
-        var inFlight: [InterruptedDelivery] = []
-        for value in object["in_flight"] as? [Any] ?? [] {
-            guard let entry = value as? [String: Any], let id = entry["id"] as? String,
-                let at = (entry["at"] as? String).flatMap(Timestamp.parseISO8601)
-            else { return nil }
-            inFlight.append(InterruptedDelivery(id: id, fireTime: at, missed: entry["missed"] as? Int ?? 0))
-        }
-        return (histories, inFlight)
-    }
-}
-
-extension FileHistoryStore.Contents {
-    /// Applies one journal record: first sightings and occurrences only ever move a history forward.
-    fileprivate mutating func replay(_ record: FileHistoryStore.Record) {
-        switch record {
-        case .firstSeen(let ids, let date):
-            for id in ids where histories[id] == nil { histories[id] = DeliveryHistory(firstSeen: date) }
-        case .occurrence(let id, let date, let missed), .skipped(let id, let date, let missed):
-            if histories[id] == nil { histories[id] = DeliveryHistory(firstSeen: date) }
-            if (histories[id]?.lastOccurrence ?? .distantPast) < date { histories[id]?.lastOccurrence = date }
-            if case .occurrence = record {
-                inFlight[InterruptedDelivery.key(id, date)] = InterruptedDelivery(
-                    id: id, fireTime: date, missed: missed)
-            }
-        case .finished(let id, let date):
-            inFlight.removeValue(forKey: InterruptedDelivery.key(id, date))
-        }
     }
 }

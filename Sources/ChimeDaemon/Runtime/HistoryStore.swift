@@ -7,20 +7,24 @@ public struct InterruptedDelivery: Sendable, Equatable {
     public var fireTime: Date
     /// The occurrences a caught-up delivery stood for (0 for an ordinary one).
     public var missed: Int
+    /// The backends that were done with it while another was still at work.
+    public var finishedBackends: Set<String>
 
-    public init(id: String, fireTime: Date, missed: Int) {
+    public init(id: String, fireTime: Date, missed: Int, finishedBackends: Set<String> = []) {
         self.id = id
         self.fireTime = fireTime
         self.missed = missed
+        self.finishedBackends = finishedBackends
     }
 }
 
 /// Where the scheduler keeps what must survive a restart: per notification its first sighting (the anchor of
 /// `Every=` and `Count=`) and its last handled occurrence, and the deliveries still in flight.
 ///
-/// The scheduler records each handed-off occurrence before it re-arms its timer, and its completion when the
-/// backends are done; after a crash it delivers again what was in flight, so nothing is dropped and only what
-/// was in flight can be repeated.
+/// The scheduler records each handed-off occurrence before it re-arms its timer, each backend that is done with it
+/// before the others, and its completion when the backends are done; after a crash it delivers again what was in
+/// flight to the backends that had not finished it, so nothing is dropped and only what was in flight can be
+/// repeated, by a backend that had not finished it.
 public protocol HistoryStore: AnyObject, Sendable {
     /// What was stored, and any problem found reading it (already dealt with: the store starts afresh).
     func load() -> (histories: [String: DeliveryHistory], problems: [String])
@@ -28,8 +32,12 @@ public protocol HistoryStore: AnyObject, Sendable {
     func interrupted() -> [InterruptedDelivery]
     /// Notes that `ids` were seen for the first time, at `date`.
     func recordFirstSeen(_ ids: [String], at date: Date)
-    /// Notes that the occurrence of `id` at `occurrence` was handed to the backends (in flight until finished).
+    /// Notes that the occurrence of `id` at `occurrence` was handed to the backends (in flight until finished). Handed
+    /// over again (after a restart), it keeps the backends that had finished it.
     func recordOccurrence(_ id: String, at occurrence: Date, missed: Int)
+    /// Notes that `backend` is done with the occurrence of `id` at `occurrence` while another backend is still at
+    /// work, and makes that durable soon.
+    func recordBackendFinished(_ id: String, at occurrence: Date, backend: String)
     /// Notes that occurrences of `id` up to `occurrence` were handled without a delivery (missed).
     func recordSkipped(_ id: String, at occurrence: Date)
     /// Notes that the delivery of `id` at `occurrence` is finished, and makes that durable soon.

@@ -3,8 +3,18 @@ import Foundation
 
 /// Hands due occurrences to the backends; the scheduler never waits for it.
 public protocol DeliveryDispatching: Sendable {
-    /// Starts delivering; `finished` runs once every backend is done with it (delivered, failed or timed out).
-    func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void)
+    /// Starts delivering. `backendFinished` runs with the name of each backend that is done with it (delivered,
+    /// failed or timed out) while another is still at work; `finished` runs once every backend is done.
+    func dispatch(
+        _ delivery: Delivery, backendFinished: @escaping @Sendable (String) -> Void,
+        finished: @escaping @Sendable () -> Void)
+}
+
+extension DeliveryDispatching {
+    /// Starts delivering; `finished` runs once every backend is done with it.
+    public func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void) {
+        dispatch(delivery, backendFinished: { _ in }, finished: finished)
+    }
 }
 
 /// The schedule and its one timer: keeps the next occurrence of every notification in a heap, arms one wall-clock
@@ -394,8 +404,9 @@ public final class Scheduler: @unchecked Sendable {
         afterFire?()
     }
 
-    /// Hands `delivery` to the dispatcher, recording it as in flight until every backend is done with it: after a
-    /// crash, what was in flight is delivered again, and nothing else.
+    /// Hands `delivery` to the dispatcher, recording it as in flight until every backend is done with it, and each
+    /// backend that is done before the others: after a crash, what was in flight is delivered again, to the backends
+    /// that had not finished it, and nothing else.
     private func deliver(_ delivery: Delivery) {
         var delivery = delivery
         willDeliver?(&delivery)
@@ -404,11 +415,12 @@ public final class Scheduler: @unchecked Sendable {
         store.recordOccurrence(id, at: fireTime, missed: delivery.missedCount)
         startRepeats(of: delivery)
         let store = self.store
+        let backendFinished: @Sendable (String) -> Void = { store.recordBackendFinished(id, at: fireTime, backend: $0) }
         // The machine stays awake until every backend is done with a delivery that may have woken it.
         let awake = delivery.notification.timing.wakesSystem ? holdSleep?("Delivering \(id) (WakeSystem=yes)") : nil
         // Only a pinned notification's deliveries are counted: whether it is finished depends on them.
         guard !pinnedIDs.isEmpty, pinnedIDs[id] != nil else {
-            dispatcher.dispatch(delivery) {
+            dispatcher.dispatch(delivery, backendFinished: backendFinished) {
                 store.recordFinished(id, at: fireTime)
                 awake?()
             }
@@ -417,7 +429,7 @@ public final class Scheduler: @unchecked Sendable {
         let inFlight = self.inFlight
         inFlight.withLock { $0[id, default: 0] += 1 }
         let finished = pinnedDeliveryFinished
-        dispatcher.dispatch(delivery) {
+        dispatcher.dispatch(delivery, backendFinished: backendFinished) {
             store.recordFinished(id, at: fireTime)
             awake?()
             inFlight.withLock { counts in
@@ -437,17 +449,21 @@ public final class Scheduler: @unchecked Sendable {
                 store.recordFinished(interrupted.id, at: interrupted.fireTime)
                 continue
             }
+            let finished = interrupted.finishedBackends.sorted()
+            let except = finished.isEmpty ? "" : " except to \(finished.joined(separator: ", ")), which had finished"
             log.record(
                 DaemonEvent(
                     .deliveryFailed,
                     "\(interrupted.id): the delivery due at \(Timestamp.iso8601(interrupted.fireTime)) was interrupted "
-                        + "by the end of the previous run; delivering it again.",
+                        + "by the end of the previous run; delivering it again\(except).",
                     fields: [
                         ("CHIME_ID", interrupted.id),
                         ("CHIME_FIRE_TIME", Timestamp.iso8601(interrupted.fireTime, fraction: .microseconds)),
                     ], priority: .warning))
-            deliver(
-                Delivery(notification: notification, fireTime: interrupted.fireTime, missedCount: interrupted.missed))
+            var delivery = Delivery(
+                notification: notification, fireTime: interrupted.fireTime, missedCount: interrupted.missed)
+            delivery.finishedBackends = interrupted.finishedBackends
+            deliver(delivery)
         }
     }
 
