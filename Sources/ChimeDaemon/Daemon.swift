@@ -64,7 +64,7 @@ public final class Daemon: @unchecked Sendable {
             later: { queue.async(execute: $0) })
         scheduler = Scheduler(
             clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: focus, log: log,
-            store: FileHistoryStore(directory: options.stateDirectory),
+            store: FileHistoryStore(directory: options.stateDirectory, overflowDirectory: options.runtimeDirectory),
             snoozeStore: FileSnoozeStore(directory: options.stateDirectory, log: log),
             repeatStore: FileRepeatStore(directory: options.stateDirectory, log: log))
         scheduler.delaySeeds = MachineSeed.delaySeeds()

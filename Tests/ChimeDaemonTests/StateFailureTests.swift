@@ -72,6 +72,68 @@ import Testing
         #expect(reopened.interrupted().isEmpty)
     }
 
+    /// While the disk is full, what the journal cannot take goes to the overflow file (the runtime directory's): a
+    /// restart before space returns reads it there (the delivered hours are not in flight, the last one is handled),
+    /// writes it to the journal first, and the file goes.
+    @Test func whatAFullDiskCannotTakeIsKeptInTheOverflowAcrossARestart() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-state")
+        defer { directory.remove() }
+        let runtime = directory.path + "/run"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        let disk = FillingDisk()
+        let store = FileHistoryStore(directory: directory.path + "/state", overflowDirectory: runtime) {
+            disk.write($0, $1)
+        }
+        store.recordFirstSeen(["a"], at: TestDate.timestamp("2026-11-02 00:00 UTC"))
+        try store.flush()
+        disk.fill(leaving: 30)
+        let hours = (1...3).map { TestDate.timestamp("2026-11-02 0\($0):00 UTC") }
+        for hour in hours {
+            store.recordOccurrence("a", at: hour, missed: 0)
+            #expect(throws: SystemCallError.self) { try store.flush() }
+            store.recordFinished("a", at: hour)
+        }
+        let overflow = runtime + "/state-overflow.log"
+        #expect(FileManager.default.fileExists(atPath: overflow))
+
+        // Killed now, and started again with the disk still full of something else's.
+        let restarted = FileHistoryStore(directory: directory.path + "/state", overflowDirectory: runtime)
+        let (histories, problems) = restarted.load()
+        #expect(problems.isEmpty)
+        #expect(histories["a"]?.lastOccurrence == hours.last)
+        #expect(restarted.interrupted().isEmpty)
+        try restarted.flush()
+        #expect(!FileManager.default.fileExists(atPath: overflow))
+        let again = FileHistoryStore(directory: directory.path + "/state")
+        #expect(again.load().histories["a"]?.lastOccurrence == hours.last)
+        #expect(again.interrupted().isEmpty)
+    }
+
+    /// An overflow file left behind by a crash just after the journal took its records: they are not replayed a
+    /// second time after the journal's later ones (a delivery finished there would be in flight again).
+    @Test func anOverflowTheJournalTookAlreadyIsNotReplayedAgain() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-state")
+        defer { directory.remove() }
+        let runtime = directory.path + "/run"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        let hour = TestDate.timestamp("2026-11-02 01:00 UTC")
+        let store = FileHistoryStore(directory: directory.path + "/state", overflowDirectory: runtime)
+        store.recordFirstSeen(["a"], at: TestDate.timestamp("2026-11-02 00:00 UTC"))
+        try store.flush()
+        let before = try #require(FileManager.default.contents(atPath: directory.path + "/state/occurrences.log"))
+        store.recordOccurrence("a", at: hour, missed: 0)
+        try store.flush()
+        let journal = try #require(FileManager.default.contents(atPath: directory.path + "/state/occurrences.log"))
+        // The overflow as a failed flush left it: the occurrence's record, after the first sighting.
+        let occurrence = String(decoding: journal.dropFirst(before.count), as: UTF8.self)
+        try directory.write("run/state-overflow.log", "{\"journal_offset\":\(before.count)}\n" + occurrence)
+        store.recordFinished("a", at: hour)
+        let restarted = FileHistoryStore(directory: directory.path + "/state", overflowDirectory: runtime)
+        #expect(restarted.load().histories["a"]?.lastOccurrence == hour)
+        #expect(restarted.interrupted().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: runtime + "/state-overflow.log"))
+    }
+
     @Test func aTornLastRecordIsIgnoredAndCutOffSoThatTheNextRecordSurvives() throws {
         let directory = try TemporaryDirectory(prefix: "chime-state")
         defer { directory.remove() }

@@ -24,6 +24,8 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     typealias Write = @Sendable (_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int
 
     public let directory: String
+    /// Where the records the journal cannot take (a full disk) are kept meanwhile: a file of the runtime directory.
+    private let overflow: JournalOverflow?
     private let writeBytes: Write
     private let state = Locked(State())
     /// Where snapshots are written, one at a time.
@@ -34,6 +36,10 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         var pending: [String] = []
         /// Journal bytes that a failed flush could not write yet, from the first byte not written.
         var unwritten: [UInt8] = []
+        /// The bytes of the first record in `unwritten` that the journal took already (a write cut short).
+        var unwrittenHead: [UInt8] = []
+        /// Whether the overflow file may hold records.
+        var overflowKept = false
         /// Whether everything written to the journal has been synced.
         var synced = true
         var logDescriptor: Int32 = -1
@@ -51,13 +57,17 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     /// Past this many journal records a rebuild rewrites the snapshot; below it, a rebuild only syncs the journal.
     static let compactionThreshold = 20_000
 
-    public init(directory: String) {
-        self.directory = directory
-        self.writeBytes = { descriptor, bytes in Glibc.write(descriptor, bytes.baseAddress, bytes.count) }
+    /// - Parameter overflowDirectory: where the records the journal cannot take are kept until it can (the runtime
+    ///   directory, another file system); `nil` keeps them in memory only.
+    public convenience init(directory: String, overflowDirectory: String? = nil) {
+        self.init(
+            directory: directory, overflowDirectory: overflowDirectory,
+            write: { descriptor, bytes in Glibc.write(descriptor, bytes.baseAddress, bytes.count) })
     }
 
-    init(directory: String, write: @escaping Write) {
+    init(directory: String, overflowDirectory: String? = nil, write: @escaping Write) {
         self.directory = directory
+        self.overflow = overflowDirectory.map { JournalOverflow(path: $0 + "/state-overflow.log") }
         self.writeBytes = write
     }
 
@@ -88,9 +98,11 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         var stored = read(
             snapshot: fileManager.contents(atPath: snapshotPath), setAside: setAside.map { ($0.path, $0.bytes) },
             journal: journal)
-        if let journal, let last = journal.last, last != UInt8(ascii: "\n") {
+        let kept = journal.map { journal in
+            journal.lastIndex(of: UInt8(ascii: "\n")).map { $0 - journal.startIndex + 1 } ?? 0
+        }
+        if let journal, let kept, kept < journal.count {
             // Appended to, the torn last record would swallow the next one; `read` already left it out.
-            let kept = journal.lastIndex(of: UInt8(ascii: "\n")).map { $0 - journal.startIndex + 1 } ?? 0
             if truncate(logPath, off_t(kept)) != 0 {
                 stored.problems.append(
                     "\(logPath): cannot cut off its torn last record (\(String(cString: strerror(errno)))); "
@@ -105,7 +117,18 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
                     + (moved ? "moved it to \(aside) and starting afresh" : "starting afresh"),
                 at: 0)
         }
+        // What the journal could not take when the previous run ended: replayed after it, and written to it first.
+        let overflowed = overflow?.records(beyond: kept ?? 0) ?? []
+        if let overflow {
+            if overflowed.isEmpty {
+                overflow.clear()
+            } else {
+                replay(Data(overflowed), from: overflow.path, into: &stored)
+            }
+        }
         state.withLock { state in
+            state.unwritten = overflowed
+            state.overflowKept = !overflowed.isEmpty
             state.inFlight = stored.inFlight
             state.interruptedAtLoad = stored.inFlight.values.sorted { ($0.fireTime, $0.id) < ($1.fireTime, $1.id) }
             state.journalRecords = stored.journalRecords
@@ -264,7 +287,17 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     }
 
     public func flush() throws {
-        try state.withLock { try flush(&$0) }
+        try state.withLock { try flushOrKeep(&$0) }
+    }
+
+    /// Flushes; when that fails, what the journal has not taken goes to the overflow file.
+    private func flushOrKeep(_ state: inout State) throws {
+        do {
+            try flush(&state)
+        } catch {
+            keepOverflow(&state)
+            throw error
+        }
     }
 
     private func flush(_ state: inout State) throws {
@@ -293,13 +326,39 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
             let written = try SystemCall.retrying("write \(logPath)") {
                 state.unwritten.withUnsafeBytes { writeBytes(descriptor, $0) }
             }
+            let chunk = state.unwritten[..<written]
+            if let newline = chunk.lastIndex(of: UInt8(ascii: "\n")) {
+                state.unwrittenHead = Array(chunk[(newline + 1)...])
+            } else {
+                state.unwrittenHead += chunk
+            }
             state.unwritten.removeFirst(written)
             state.synced = false
         }
         // Not kept at the size of the largest record ever written (a start's first sightings).
         state.unwritten = []
+        state.unwrittenHead = []
         try SystemCall.retrying("fdatasync \(logPath)") { fdatasync(descriptor) }
         state.synced = true
+        clearOverflow(&state)
+    }
+
+    /// After a flush that failed: what the journal has not taken goes to the overflow file, whole records, with where
+    /// in the journal they begin.
+    private func keepOverflow(_ state: inout State) {
+        guard let overflow, !state.unwritten.isEmpty else { return }
+        var status = stat()
+        let length = stat(logPath, &status) == 0 ? Int(status.st_size) : 0
+        state.overflowKept =
+            overflow.keep(state.unwrittenHead + state.unwritten, after: length - state.unwrittenHead.count)
+            || state.overflowKept
+    }
+
+    /// The journal (or a snapshot) holds everything: the overflow file goes.
+    private func clearOverflow(_ state: inout State) {
+        guard state.overflowKept, let overflow else { return }
+        overflow.clear()
+        state.overflowKept = false
     }
 
     public func compact(_ histories: [String: DeliveryHistory]) throws {
@@ -307,6 +366,7 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         try snapshotQueue.sync {
             try state.withLock { state in
                 try writeSnapshot(histories, inFlight: state.inFlight.values)
+                clearOverflow(&state)
                 // The snapshot now holds everything the journals said; start the journal afresh.
                 if state.logDescriptor >= 0 {
                     close(state.logDescriptor)
@@ -331,7 +391,7 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         _ histories: [String: DeliveryHistory], finished: @escaping @Sendable ((any Error)?) -> Void
     ) throws {
         let (number, records, inFlight) = try state.withLock { state in
-            try flush(&state)
+            try flushOrKeep(&state)
             if state.logDescriptor >= 0 {
                 close(state.logDescriptor)
                 state.logDescriptor = -1
