@@ -86,6 +86,12 @@ struct NotificationRequest {
         // The trigger is gathered first, so that a comment before it can say which times were fixed.
         var trigger: [(key: String, value: String, option: String)] = []
         var fixedNotes: [String] = []
+        if arguments.value("in") != nil && arguments.value("at") != nil {
+            throw UsageError("--in and --at both say when it fires once: give one of them")
+        }
+        // `--in` or `--at` with a series (`--every`, `--rrule`) and no `--from` is when the series starts: its first
+        // occurrence, not a one-shot before the series (which From= would leave out).
+        var once: (value: String, option: String)?
         if let text = arguments.value("in") {
             let span: Timespan
             do {
@@ -98,18 +104,20 @@ struct NotificationRequest {
                 throw UsageError("invalid --in '\(text)': a notification must fire at a finite time")
             }
             let date = Date(epochMicroseconds: sum)
-            trigger.append(("At", try Self.absolute(date, option: "--in"), "--in"))
+            once = (try Self.absolute(date, option: "--in"), "--in")
             instants.append(Instant(option: "--in", given: text, date: date))
             fixedNotes.append("--in '\(text)'")
         }
         if let text = arguments.value("at") {
             let (value, date) = try Self.fixed(text, option: "--at", now: now, zone: zone, zones: context.zones)
-            trigger.append(("At", value, "--at"))
+            once = (value, "--at")
             if let date { instants.append(Instant(option: "--at", given: text, date: date)) }
             if value != text { fixedNotes.append("--at '\(text)'") }
         }
-        for calendar in arguments.all("on-calendar") { trigger.append(("OnCalendar", calendar, "--on-calendar")) }
         let every = arguments.value("every")
+        let startsSeries = (every != nil || !arguments.all("rrule").isEmpty) && arguments.value("from") == nil
+        if let once, !startsSeries { trigger.append(("At", once.value, once.option)) }
+        for calendar in arguments.all("on-calendar") { trigger.append(("OnCalendar", calendar, "--on-calendar")) }
         if let every { trigger.append(("Every", every, "--every")) }
         for (option, key) in [("rrule", "RRule"), ("rdate", "RDate"), ("exdate", "ExDate")] {
             for value in arguments.all(option) { trigger.append((key, value, "--\(option)")) }
@@ -118,6 +126,9 @@ struct NotificationRequest {
             let (value, _) = try Self.fixed(text, option: "--from", now: now, zone: zone, zones: context.zones)
             trigger.append(("From", value, "--from"))
             if value != text { fixedNotes.append("--from '\(text)'") }
+        } else if let once, startsSeries {
+            trigger.append(("From", once.value, once.option))
+            fixedNotes.append("From= the time of \(once.option), the series' first occurrence")
         } else if let every, let span = try? Timespan.parse(every), span.microseconds > 0, !span.isInfinite {
             let (anchor, overflow) = now.epochMicroseconds.addingReportingOverflow(Int64(clamping: span.microseconds))
             if !overflow {

@@ -102,7 +102,7 @@ import Testing
         let instance = try Instance()
         defer { instance.directory.remove() }
         let run = instance.run(
-            "add", ["--id", "r", "--title", "T", "--in", "90s", "--at", "tomorrow", "--until", "+2d", "--json"])
+            "add", ["--id", "r", "--title", "T", "--in", "90s", "--until", "+2d", "--json"])
         #expect(run.status == .success, "\(run.errors)")
         #expect(
             run.output == #"{"id":"r","file":"\#(instance.added("r"))","replaced":false,"#
@@ -110,12 +110,41 @@ import Testing
                 + "\n")
         #expect(
             try instance.read(instance.added("r")).components(separatedBy: "[Trigger]\n").last == """
-                # Fixed when added: --in '90s'; --at 'tomorrow'; --until '+2d'.
+                # Fixed when added: --in '90s'; --until '+2d'.
                 At=Mon 2026-11-30 09:01:30 UTC
-                At=Mon 2026-11-30 23:00:00 UTC
                 Until=Wed 2026-12-02 09:00:00 UTC
 
                 """)
+        #expect(instance.run("add", ["--id", "t", "--title", "T", "--at", "tomorrow"]).status == .success)
+        #expect(
+            try instance.read(instance.added("t")).components(separatedBy: "[Trigger]\n").last == """
+                # Fixed when added: --at 'tomorrow'.
+                At=Mon 2026-11-30 23:00:00 UTC
+
+                """)
+        // Two one-shot times at once are a mistake, not two notifications.
+        let both = instance.run("add", ["--id", "b", "--title", "T", "--in", "90s", "--at", "tomorrow"])
+        #expect(both.status == .usage)
+        #expect(both.errors.contains("--in and --at both say when it fires once: give one of them"), "\(both.errors)")
+    }
+
+    /// `--in` or `--at` with `--every` (or `--rrule`) is when the series starts: its first occurrence, then one every
+    /// interval; the file says so with `From=` (an `At=` before `From=` would never fire).
+    @Test func inOrAtWithEveryStartsTheSeries() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        let run = instance.run("add", ["--id", "s", "--title", "T", "--in", "1min", "--every", "1h"])
+        #expect(run.output == "Added s: next at Mon 2026-11-30 10:01:00 CET (1min 0s left).\n", "\(run.errors)")
+        #expect(
+            try instance.read(instance.added("s")).components(separatedBy: "[Trigger]\n").last == """
+                # Fixed when added: --in '1min'; From= the time of --in, the series' first occurrence.
+                Every=1h
+                From=Mon 2026-11-30 09:01:00 UTC
+
+                """)
+        let daily = instance.run(
+            "add", ["--id", "d", "--title", "T", "--at", "2026-12-01 07:30", "--rrule", "FREQ=DAILY"])
+        #expect(daily.output == "Added d: next at Tue 2026-12-01 07:30:00 CET (21h left).\n", "\(daily.errors)")
     }
 
     @Test func everyIsAnchoredOneIntervalFromNowAndCountCountsFromNow() throws {

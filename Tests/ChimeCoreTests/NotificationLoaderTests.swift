@@ -294,6 +294,26 @@ import Testing
         #expect(result.diagnostics.allSatisfy { $0.severity == .warning })
     }
 
+    /// An `At=` before `From=` (meant as the first of an `Every=` series) or after `Until=` never fires: a warning
+    /// names it; the notification loads.
+    @Test(arguments: [
+        (
+            "At=2026-12-01 08:00\nEvery=1h\nFrom=2026-12-01 09:00\n",
+            "4:1: At= Tue 2026-12-01 08:00:00 CET is before From= Tue 2026-12-01 09:00:00 CET: it never fires (From= "
+                + "starts the series; to fire first at At=, make it From=)."
+        ),
+        (
+            "At=2026-12-03 08:00\nOnCalendar=daily\nUntil=2026-12-02\n",
+            "4:1: At= Thu 2026-12-03 08:00:00 CET is after Until= Wed 2026-12-02 00:00:00 CET: it never fires."
+        ),
+    ])
+    func anAtOutsideTheWindowIsAWarning(trigger: String, expected: String) {
+        let result = load("[Notification]\nTitle=t\n[Trigger]\n" + trigger)
+        #expect(result.notification != nil)
+        #expect(result.diagnostics.map(\.description) == ["/etc/chime/sample.notification:" + expected])
+        #expect(result.diagnostics.allSatisfy { $0.severity == .warning })
+    }
+
     @Test func manyUnknownKeysAreSaidFirstFewThenCounted() throws {
         let keys = (0..<100).map { "Unknown\($0)=x\n" }.joined()
         let result = load("[Notification]\nTitle=t\n\(keys)[Trigger]\nOnCalendar=daily\n[Extra]\nA=1\n")

@@ -416,6 +416,25 @@ struct NotificationReader {
         {
             error(location(of: entry), "Until= (\(entry.value)) is before From=; nothing could fire.")
         }
+        warnOfInstantsOutsideTheWindow(trigger, zone: zone)
+    }
+
+    /// `At=` times before `From=` or after `Until=` never fire: a mistake (an `At=` meant as the first of an
+    /// `Every=` series), said once for the file.
+    mutating func warnOfInstantsOutsideTheWindow(_ trigger: Trigger, zone: ZoneRules) {
+        guard trigger.from != nil || trigger.until != nil, let entry = values(.at).first,
+            let earliest = trigger.instants.min(), let latest = trigger.instants.max()
+        else { return }
+        // In the file's zone, as its times were written.
+        func local(_ date: Date) -> String { Timestamp.format(date, zone: zone) ?? Timestamp.iso8601(date) }
+        if let from = trigger.from, earliest < from {
+            warning(
+                location(of: entry),
+                "At= \(local(earliest)) is before From= \(local(from)): it never fires (From= starts the series; to "
+                    + "fire first at At=, make it From=).")
+        } else if let until = trigger.until, latest > until {
+            warning(location(of: entry), "At= \(local(latest)) is after Until= \(local(until)): it never fires.")
+        }
     }
 
     /// `RandomizedDelaySec=`, `FixedRandomDelay=`, `AccuracySec=`, `WakeSystem=`, as systemd.timer(5) has them.

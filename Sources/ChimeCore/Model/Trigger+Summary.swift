@@ -18,7 +18,7 @@ extension Trigger {
             }
         }
         if let offset = recurrence?.offset { parts.append("Offset=\(offset)") }
-        if let from, recurrence != nil { parts.append("From=" + Timestamp.iso8601(from)) }
+        if let from { parts.append("From=" + Timestamp.iso8601(from)) }
         if let count { parts.append("Count=\(count)") }
         if let until { parts.append("Until=" + Timestamp.iso8601(until)) }
         if let timeZone { parts.append("TimeZone=\(timeZone.name)") }
