@@ -47,6 +47,7 @@ struct AckCommand: Command {
         }
         var acknowledged: [String] = []
         if !wanted.isEmpty {
+            try view.requireOwnStateDirectory()
             try view.requireWritable(view.options.stateDirectory)
             try AcknowledgementRequests(stateDirectory: view.options.stateDirectory).request(wanted)
             let after = Self.repeating(try view.rebuild())

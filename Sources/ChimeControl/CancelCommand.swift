@@ -36,7 +36,10 @@ struct CancelCommand: Command {
         let ids = all ? view.addedIDs() : arguments.operands
         var cancelled: [String] = []
         var failed: [(id: String, error: String)] = []
-        if !ids.isEmpty { try view.requireWritable(view.options.addedDirectory) }
+        if !ids.isEmpty {
+            try view.requireOwnStateDirectory()
+            try view.requireWritable(view.options.addedDirectory)
+        }
         for id in ids {
             let path = view.addedPath(id)
             guard NotificationLoader.isValidID(id), FileManager.default.fileExists(atPath: path) else {

@@ -18,6 +18,9 @@ struct InstanceView {
     }
 
     let options: DaemonOptions
+    /// `--runtime-dir` without `--state-dir`, and no chimed running from it to say which state directory is its
+    /// own: `options.stateDirectory` is then only the default's, which is another instance's.
+    let runtimeDirectoryWithoutItsState: String?
     let environment: [String: String]
     var pid: Int32?
     var isRunning: Bool
@@ -27,8 +30,7 @@ struct InstanceView {
 
     /// The instance named by `--user`/`--runtime-dir` etc. (as chimed takes them).
     init(_ arguments: ParsedArguments, environment: [String: String]) {
-        let options = Self.options(arguments, environment: environment)
-        self.options = options
+        var options = Self.options(arguments, environment: environment)
         self.environment = environment
         let pidText = try? String(contentsOfFile: options.pidPath, encoding: .utf8)
         pid = pidText.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
@@ -42,6 +44,16 @@ struct InstanceView {
                 snapshot = Self.readSnapshot(options.snapshotPath)
             }
         }
+        var unknownState: String?
+        if let runtime = arguments.value("runtime-dir"), arguments.value("state-dir") == nil {
+            if isRunning, let state = snapshot?["state_directory"] as? String {
+                options.stateDirectory = state
+            } else {
+                unknownState = runtime
+            }
+        }
+        self.options = options
+        runtimeDirectoryWithoutItsState = unknownState
     }
 
     /// The directories of the instance that `--user`, `--config-dir`, `--state-dir` and `--runtime-dir` name.

@@ -35,6 +35,15 @@ extension InstanceView {
         return source
     }
 
+    /// Refuses a change to the state when `--runtime-dir` named an instance whose state directory is unknown (no
+    /// chimed runs from it): the default state directory is another instance's, the system's most often.
+    func requireOwnStateDirectory() throws {
+        guard let runtime = runtimeDirectoryWithoutItsState else { return }
+        throw CommandFailure(
+            "no chimed runs from --runtime-dir=\(runtime) to say which state directory is its own; name it with "
+                + "--state-dir (nothing was written)")
+    }
+
     /// Refuses, saying who may, when the caller cannot create or change files in `directory`.
     ///
     /// The directory's permissions are the access rule: the system instance's directories belong to root, a user
@@ -43,6 +52,7 @@ extension InstanceView {
     /// Trying chimectl out must leave no files in the system's directories: a change to the state of the system
     /// instance needs that instance running, or its state directory named with `--state-dir`.
     func requireRunningToChangeSystemState(stateDirectoryGiven: Bool) throws {
+        try requireOwnStateDirectory()
         guard !isRunning, options.instance == .system, !stateDirectoryGiven else { return }
         throw CommandFailure(
             "chimed is not running (no live process in \(options.pidPath)); start it ('systemctl start chimed'), "

@@ -96,6 +96,35 @@ import Testing
         #expect(try listed(instance) == ["standup"])
     }
 
+    /// `--runtime-dir` without `--state-dir`: the request goes to the state directory of the chimed running from that
+    /// runtime directory (it says which in schedule.json); with none running there, nothing is written anywhere.
+    @Test func aRuntimeDirectoryAloneNamesItsInstancesStateDirectory() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        let runtimeOnly = [
+            "--runtime-dir=\(instance.directory.path)/run", "--config-dir=\(instance.directory.path)/etc",
+        ]
+        let id = "runtime-only-\(getpid())"
+        let systemRequest = "/var/lib/chime/added/\(id).notification"
+        defer { unlink(systemRequest) }
+        let refused = try ProcessRunner.run(
+            chimectl, ["add", "--in", "1h", "--title", "T", "--id", id] + runtimeOnly, environment: ["TZ": "UTC"])
+        #expect(refused.status == 1)
+        #expect(
+            refused.standardError.contains("name it with --state-dir (nothing was written)"), "\(refused.standardError)"
+        )
+        #expect(!FileManager.default.fileExists(atPath: systemRequest))
+
+        try instance.start(chimed)
+        defer { instance.stop() }
+        let add = try ProcessRunner.run(
+            chimectl, ["add", "--in", "1h", "--title", "T", "--id", id] + runtimeOnly, environment: ["TZ": "UTC"])
+        #expect(add.status == 0, "\(add.standardError)")
+        #expect(FileManager.default.fileExists(atPath: instance.directory.path + "/state/added/\(id).notification"))
+        #expect(!FileManager.default.fileExists(atPath: systemRequest))
+        #expect(try listed(instance).contains(id))
+    }
+
     @Test func aThreadIsAddedListedAndCarriedByTheDelivery() throws {
         let instance = try Instance()
         defer { instance.directory.remove() }

@@ -145,7 +145,8 @@ final class ScheduleReporter: @unchecked Sendable {
         let snapshotFacts = SnapshotWriter.Facts(
             pid: getpid(), instance: options.instance, lastRebuild: facts.lastRebuild,
             lastLoadStarted: facts.lastLoadStarted, rebuilds: facts.rebuilds, lastError: facts.lastError,
-            configDirectories: options.configDirectories, problems: facts.problems,
+            configDirectories: options.configDirectories, stateDirectory: options.stateDirectory,
+            problems: facts.problems,
             defaultBackends: facts.defaultBackends, badge: badge.count, quiet: focus.status,
             repeating: scheduler.repeating)
         snapshot.write(status: status, facts: snapshotFacts, now: clock.now())

@@ -15,6 +15,8 @@ final class SnapshotWriter: @unchecked Sendable {
         var rebuilds: Int
         var lastError: String?
         var configDirectories: [String]
+        /// Its own: chimectl given only the runtime directory learns the state directory from it.
+        var stateDirectory: String
         var problems: [String]
         var defaultBackends: [String]
         var badge: Int
@@ -155,6 +157,7 @@ final class SnapshotWriter: @unchecked Sendable {
             ("rebuilds", .number(Int64(facts.rebuilds))), ("badge", .number(Int64(facts.badge))),
             ("last_error", facts.lastError.map(JSONValue.string) ?? .null),
             ("config_directories", .array(facts.configDirectories.map(JSONValue.string))),
+            ("state_directory", .string(facts.stateDirectory)),
             ("default_backends", .array(facts.defaultBackends.map(JSONValue.string))),
             ("scheduled_count", .number(Int64(status.scheduledCount))),
         ]
