@@ -98,6 +98,14 @@ struct VerifyCommand: Command {
                 context.errors.line("chimectl verify: \(error)")
                 status = .failure
             }
+            // As chimed loads them: a generator's notification whose id a file or an earlier line took is left out.
+            var seen = Set(results.compactMap { $0.result.notification == nil ? nil : $0.file.id })
+            generated.notifications.removeAll { entry in
+                guard !seen.insert(entry.notification.id).inserted else { return false }
+                generated.problems.append(
+                    ScheduleLoader.duplicate(entry.notification.id, source: entry.source, line: entry.line))
+                return true
+            }
             for entry in generated.notifications {
                 if let past = ScheduleCheck.pastProblem(
                     entry.notification, source: entry.source, line: entry.line, now: base,

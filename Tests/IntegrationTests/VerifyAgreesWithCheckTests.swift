@@ -5,7 +5,8 @@ import Testing
 
 /// `chimectl verify DIR` and `chimed --check --config-dir=DIR` report the same problems, in the same order (by
 /// file and line): file ownership and mode, generators, backends `Deliver=` names that do not exist, a past `At=`,
-/// misspelt keys and sections, and directories that are missing or hold nothing.
+/// misspelt keys and sections, a generator's notification whose id a file took, and directories that are missing or
+/// hold nothing.
 @Suite(.serialized) struct VerifyAgreesWithCheckTests {
     let chimed = BinaryLocator.path(of: "chimed")
     let chimectl = BinaryLocator.path(of: "chimectl")
@@ -21,7 +22,9 @@ import Testing
             "open.notification", "[Notification]\nTitle=Open\n[Trigger]\nOnCalendar=daily\n", permissions: 0o666)
         try directory.write("typo.notification", "[notification]\nTitel=Typo\n[Trigger]\nOnCalendar=daily\n")
         try directory.write(
-            "generators.d/list", "#!/bin/sh\necho '{\"Id\":\"made\",\"Title\":\"Made\",\"OnCalendar\":\"weekly\"}'\n",
+            "generators.d/list",
+            "#!/bin/sh\necho '{\"Id\":\"made\",\"Title\":\"Made\",\"OnCalendar\":\"weekly\"}'\n"
+                + "echo '{\"Id\":\"good\",\"Title\":\"Twin\",\"OnCalendar\":\"weekly\"}'\n",
             permissions: 0o755)
         try directory.write(
             "generators.d/broken", "#!/bin/sh\necho 'offline' >&2\nexit 2\n", permissions: 0o755)
@@ -32,6 +35,7 @@ import Testing
         #expect(verify.status == 1)
         let expected = [
             "\(path)/generators.d/broken: Generator exited with status 2 (stderr: \"offline\").",
+            "\(path)/generators.d/list:2: A notification named 'good' was already loaded, ignoring this one.",
             "\(path)/good.notification:3:9: Deliver= names 'jurnal', which is no backend; deliveries to it fail. "
                 + "Did you mean 'journal'? Backends: journal, stdout, desktop, command, webhook, apprise.",
             "\(path)/open.notification: File is writable by its group and by others; refusing to load it "
@@ -51,6 +55,9 @@ import Testing
         // What a generator made is listed by both.
         #expect(check.standardOutput.contains("  made: "))
         #expect(verify.standardOutput.contains("\nmade "), "\(verify.standardOutput)")
+        // The generator's twin of a file's notification is left out by both: the file's is listed, once.
+        #expect(check.standardOutput.components(separatedBy: "  good: ").count == 2, "\(check.standardOutput)")
+        #expect(verify.standardOutput.components(separatedBy: "\ngood ").count == 2, "\(verify.standardOutput)")
     }
 
     /// An `Every=` without `From=` counts from the first time the instance saw it: `verify` and `--check` read

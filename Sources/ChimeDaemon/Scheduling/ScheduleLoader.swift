@@ -296,13 +296,18 @@ public struct ScheduleLoader: Sendable {
         schedule.generatorOutputs = [:]
         schedule.notifications = schedule.notifications.filter { entry in
             if seen.insert(entry.notification.id).inserted { return true }
-            schedule.problems.append(
-                UnitFileDiagnostic(
-                    .warning, at: UnitFileLocation(file: entry.source, line: entry.line),
-                    "A notification named '\(entry.notification.id)' was already loaded, ignoring this one."))
+            schedule.problems.append(Self.duplicate(entry.notification.id, source: entry.source, line: entry.line))
             return false
         }
         return schedule
+    }
+
+    /// A notification whose id an earlier source (a file before a generator, an earlier line before a later one)
+    /// already loaded: it is left out, as `chimectl verify` says too.
+    public static func duplicate(_ id: String, source: String, line: Int?) -> UnitFileDiagnostic {
+        UnitFileDiagnostic(
+            .warning, at: UnitFileLocation(file: source, line: line),
+            "A notification named '\(id)' was already loaded, ignoring this one.")
     }
 }
 
