@@ -12,7 +12,8 @@ import Testing
     static func facts(rebuiltAt rebuild: Date) -> SnapshotWriter.Facts {
         SnapshotWriter.Facts(
             pid: 42, instance: .user, lastRebuild: rebuild, lastLoadStarted: rebuild, rebuilds: 1, lastError: nil,
-            configDirectories: ["/etc/chime"], stateDirectory: "/var/lib/chime", problems: [], defaultBackends: ["journal"], badge: 0, quiet: nil)
+            configDirectories: ["/etc/chime"], stateDirectory: "/var/lib/chime", problems: [],
+            defaultBackends: ["journal"], badge: 0, quiet: nil)
     }
 
     /// Writes the snapshot of `harness`'s schedule and returns the file, and what it should hold.
