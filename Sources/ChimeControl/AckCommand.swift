@@ -50,7 +50,7 @@ struct AckCommand: Command {
             try view.requireOwnStateDirectory()
             try view.requireWritable(view.options.stateDirectory)
             try AcknowledgementRequests(stateDirectory: view.options.stateDirectory).request(wanted)
-            let after = Self.repeating(try view.rebuild())
+            let after = Self.repeating(try view.rebuild(waiting: { context.errors.line("chimectl: \($0)") }))
             for id in wanted {
                 if after.contains(id) {
                     failed.append((id, "'\(id)' is still repeating after chimed's rebuild"))

@@ -154,7 +154,7 @@ struct AddCommand: Command {
         var status = ExitCode.success
         if view.isRunning {
             do {
-                let snapshot = try view.rebuild()
+                let snapshot = try view.rebuild(waiting: { context.errors.line("chimectl: \($0)") })
                 status = outcome.take(snapshot, context: context)
             } catch {
                 context.errors.line("chimectl add: \(path) is written, but \(error)")

@@ -65,7 +65,7 @@ struct CancelCommand: Command {
         if !cancelled.isEmpty {
             if view.isRunning {
                 do {
-                    _ = try view.rebuild()
+                    _ = try view.rebuild(waiting: { context.errors.line("chimectl: \($0)") })
                 } catch {
                     context.errors.line("chimectl cancel: \(error)")
                     status = .failure

@@ -108,7 +108,7 @@ enum DisableDropIn {
         }
         if changed && view.isRunning {
             do {
-                _ = try view.rebuild()
+                _ = try view.rebuild(waiting: { context.errors.line("chimectl: \($0)") })
             } catch {
                 context.errors.line("chimectl \(verb): \(error)")
                 status = .failure

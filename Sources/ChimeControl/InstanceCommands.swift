@@ -416,7 +416,7 @@ struct ReloadCommand: Command {
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         let view = InstanceView(arguments, environment: context.environment)
         try view.requireRunning()
-        let snapshot = try view.rebuild()
+        let snapshot = try view.rebuild(waiting: { context.errors.line("chimectl: \($0)") })
         let count = snapshot["scheduled_count"] as? Int ?? (snapshot["scheduled"] as? [Any])?.count ?? 0
         let lastError = snapshot["last_error"] as? String
         if arguments.has("json") {

@@ -77,12 +77,20 @@ extension InstanceView {
         }
     }
 
-    /// Sends SIGHUP to the running chimed and waits, up to `limit` seconds, until a rebuild that began after the
-    /// signal has finished; returns the snapshot chimed wrote after it.
+    /// Sends SIGHUP to the running chimed and waits until a rebuild that began after the signal has finished;
+    /// returns the snapshot chimed wrote after it.
     ///
     /// A rebuild that was already loading when the signal came does not count (it may have read the files before
-    /// they changed): chimed runs one more after it, and that is the one waited for.
-    func rebuild(within limit: TimeInterval = 10) throws -> [String: Any] {
+    /// they changed): chimed runs one more after it, and that is the one waited for. It may run its generators for
+    /// as long as `GeneratorTimeoutSec=` and the grace to kill them allow, so the wait is that with a margin
+    /// (`limit` instead, when given); past `patience` the caller is told what it waits for, once (`waiting`).
+    func rebuild(
+        within limit: TimeInterval? = nil, patience: TimeInterval = 2, waiting: (String) -> Void = { _ in }
+    ) throws -> [String: Any] {
+        let generators = DaemonConfiguration.load(directories: options.configDirectories).generatorTimeout
+        let limit =
+            limit ?? (generators + CommandRunner.killGrace + Self.rebuildMargin).timeInterval
+        var told = false
         guard isRunning, let pid else { throw CommandFailure("chimed is not running") }
         let before = Self.readSnapshot(options.snapshotPath)?["rebuilds"] as? Int ?? 0
         let requested = Date().epochMicroseconds
@@ -91,8 +99,15 @@ extension InstanceView {
                 "cannot signal chimed (pid \(pid)): \(String(cString: strerror(errno))); the change takes effect at "
                     + "its next reload ('systemctl reload chimed')")
         }
-        let deadline = Date().addingTimeInterval(limit)
+        let started = Date()
+        let deadline = started.addingTimeInterval(limit)
         while Date() < deadline {
+            if !told, Date().timeIntervalSince(started) >= patience {
+                told = true
+                waiting(
+                    "waiting for chimed to finish the rebuild this change started (its generators may run for "
+                        + "\(Timespan(generators).map { "\($0)" } ?? "\(generators)"); at most \(Int(limit.rounded(.up))) s)")
+            }
             if let snapshot = Self.readSnapshot(options.snapshotPath) {
                 if let text = snapshot["last_load_started"] as? String, let started = Timestamp.parseISO8601(text) {
                     if started.epochMicroseconds >= requested { return snapshot }
@@ -105,6 +120,9 @@ extension InstanceView {
         }
         throw CommandFailure("chimed did not finish rebuilding within \(Int(limit)) s")
     }
+
+    /// Beyond the generators' time-out and the kill's grace: reading what they printed and arming the schedule.
+    static let rebuildMargin: Duration = .seconds(15)
 
     /// The backends chimed delivers to when a notification names none (its `--deliver`), as the running chimed
     /// says; `journal` when it is not running.

@@ -125,6 +125,28 @@ import Testing
         #expect(try listed(instance).contains(id))
     }
 
+    /// A rebuild whose generator runs longer than chimectl used to wait (10 s): `add` waits for it, says what it
+    /// waits for, and succeeds once the request is scheduled.
+    @Test func addWaitsForARebuildAsLongAsItsGeneratorsMayRun() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        let marker = instance.directory.path + "/slow-now"
+        try instance.directory.write("etc/chimed.conf", "[Daemon]\nGeneratorTimeoutSec=14s\n")
+        // Slow only once chimed has started: its first load would otherwise outlast the wait for READY=1.
+        try instance.directory.write(
+            "etc/generators.d/slow", "#!/bin/sh\n[ -e \(marker) ] && sleep 11\nexit 0\n", permissions: 0o755)
+        try instance.start(chimed)
+        defer { instance.stop() }
+        try instance.directory.write("slow-now", "")
+        let add = try chimectl(["add", "--in", "1h", "--title", "T", "--id", "later"], instance)
+        #expect(add.status == 0, "\(add.standardError)")
+        #expect(add.standardOutput.hasPrefix("Added later: next at "), "\(add.standardOutput)")
+        #expect(
+            add.standardError.contains("waiting for chimed to finish the rebuild this change started"),
+            "\(add.standardError)")
+        #expect(try listed(instance).contains("later"))
+    }
+
     @Test func aThreadIsAddedListedAndCarriedByTheDelivery() throws {
         let instance = try Instance()
         defer { instance.directory.remove() }
