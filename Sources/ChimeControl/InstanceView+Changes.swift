@@ -106,7 +106,8 @@ extension InstanceView {
                 told = true
                 waiting(
                     "waiting for chimed to finish the rebuild this change started (its generators may run for "
-                        + "\(Timespan(generators).map { "\($0)" } ?? "\(generators)"); at most \(Int(limit.rounded(.up))) s)")
+                        + "\(Timespan(generators).map { "\($0)" } ?? "\(generators)"); at most \(Int(limit.rounded(.up))) s)"
+                )
             }
             if let snapshot = Self.readSnapshot(options.snapshotPath) {
                 if let text = snapshot["last_load_started"] as? String, let started = Timestamp.parseISO8601(text) {
