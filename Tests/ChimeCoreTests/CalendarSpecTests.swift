@@ -489,6 +489,17 @@ import Testing
         ("Wednsday 09:00", "Unknown word 'Wednsday'; did you mean 'Wednesday'? (column 1)"),
         ("dialy", "Unknown word 'dialy'; did you mean 'daily'? (column 1)"),
         ("xyz", "Unknown word 'xyz' (column 1)"),
+        // A known word in the wrong place is explained, not suggested as itself.
+        (
+            "daily 08:00",
+            "'daily' is a whole calendar event on its own and takes no other fields; give them instead ('*-*-* 08:00' "
+                + "is every day at 08:00, 'Mon *-*-* 08:00' every Monday) (column 1)"
+        ),
+        (
+            "Mon weekly",
+            "'weekly' is a whole calendar event on its own and takes no other fields; give them instead ('*-*-* 08:00' "
+                + "is every day at 08:00, 'Mon *-*-* 08:00' every Monday) (column 5)"
+        ),
         ("Mon 25:00", "The hour 25 is out of range (column 1)"),
     ])
     func aMisspeltWordIsNamed(spec: String, message: String) {

@@ -212,6 +212,11 @@ import Testing
                 + "the shortest interval taken (MinimumInterval= in chimed.conf)."
         ),
         (
+            "[Notification]\nTitle=t\n[Trigger]\nOnCalendar=dialy\n",
+            "/etc/chime/sample.notification:4:12: Invalid OnCalendar= 'dialy': Unknown word 'dialy'; did you mean "
+                + "'daily'?"
+        ),
+        (
             "[Notification]\nTitle=t\n[Trigger]\nEvery=15min\nCount=0\n",
             "/etc/chime/sample.notification:5:7: Count= must be a positive whole number, not '0'."
         ),

@@ -299,7 +299,7 @@ import Testing
         ),
         (
             "[Quiet]\nOnCalendar=22:77\nLengthSec=8h\n",
-            "chimed.conf:2:12: Invalid OnCalendar= '22:77': The minute 77 is out of range; ignoring it."
+            "chimed.conf:2:12: Invalid OnCalendar= '22:77': The minute 77 is out of range. Ignoring it."
         ),
         (
             "[Quiet]\nOnCalendar=22:00\nLengthSec=8h\nTimeZone=Mars/Olympus\n",

@@ -300,9 +300,10 @@ import Testing
         defer { directory.remove() }
         let chimectl = BinaryLocator.path(of: "chimectl")
         let runtime = "--runtime-dir=\(directory.path)/run"
+        // Only the runtime directory named, and no chimed there to say which state directory is its own.
         let message =
-            "chimed is not running (no live process in \(directory.path)/run/chimed.pid); start it ('systemctl start "
-            + "chimed'), or name the state directory of the stopped instance with --state-dir\n"
+            "no chimed runs from --runtime-dir=\(directory.path)/run to say which state directory is its own; name it "
+            + "with --state-dir (nothing was written)\n"
         let badge = try ProcessRunner.run(chimectl, ["badge", "set", "3", runtime])
         #expect(badge.status == 1)
         #expect(badge.standardError == "chimectl badge: " + message)

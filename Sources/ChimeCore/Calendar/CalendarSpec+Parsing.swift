@@ -77,6 +77,10 @@ extension CalendarSpec {
     }
 
     /// The names a calendar event may hold where a misspelling stops the parse: weekdays and shorthands.
+    /// The words that stand for a whole event (`daily` is `*-*-* 00:00:00`).
+    private static let shorthands: Set<String> = [
+        "minutely", "hourly", "daily", "weekly", "monthly", "quarterly", "semiannually", "yearly", "annually",
+    ]
     private static let knownWords = [
         "Monday", "Mon", "Tuesday", "Tue", "Wednesday", "Wed", "Thursday", "Thu", "Friday", "Fri", "Saturday", "Sat",
         "Sunday", "Sun", "minutely", "hourly", "daily", "weekly", "monthly", "quarterly", "semiannually", "yearly",
@@ -102,6 +106,15 @@ extension CalendarSpec {
         default: meant = Suggestion.closest(to: word, among: knownWords)
         }
         guard let meant else { return CalendarSpecError(column: start + 1, reason: "Unknown word '\(word)'") }
+        // A known word in the wrong place: what it means there, not itself as a suggestion.
+        if meant.lowercased() == word.lowercased() {
+            let reason =
+                shorthands.contains(word.lowercased())
+                ? "'\(word)' is a whole calendar event on its own and takes no other fields; give them instead "
+                    + "('*-*-* 08:00' is every day at 08:00, 'Mon *-*-* 08:00' every Monday)"
+                : "The weekday '\(word)' comes first, before the date and the time ('\(word) *-*-* 08:00')"
+            return CalendarSpecError(column: start + 1, reason: reason)
+        }
         return CalendarSpecError(column: start + 1, reason: "Unknown word '\(word)'; did you mean '\(meant)'?")
     }
 

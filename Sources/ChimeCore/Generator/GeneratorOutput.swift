@@ -253,7 +253,8 @@ public struct GeneratorOutput: Sendable {
         } catch {
             return Line(
                 number: number, id: nil,
-                unit: Self.refused(at: location(number, column: error.column), "Invalid JSON: \(error.reason)."))
+                unit: Self.refused(
+                    at: location(number, column: error.column), "Invalid JSON: \(error.reason)".endingSentence))
         }
         guard case .object(let members) = json.value else {
             return Line(

@@ -365,7 +365,7 @@ struct NotificationReader {
             } catch {
                 var location = valueLocation(of: entry)
                 if let column = location.column { location.column = column + error.column - 1 }
-                self.error(location, "Invalid OnCalendar= '\(entry.value)': \(error.reason).")
+                self.error(location, "Invalid OnCalendar= '\(entry.value)': \(error.reason)".endingSentence)
             }
         }
         if let key, trigger.calendars.count == entries.count, let cache = loader.calendarCache {

@@ -71,7 +71,8 @@ extension ConfigurationReader {
             } catch {
                 var location = entry.valueLocation
                 if let column = location.column { location.column = column + error.column - 1 }
-                self.error(location, "Invalid OnCalendar= '\(entry.value)': \(error.reason); ignoring it.")
+                self.error(
+                    location, "Invalid OnCalendar= '\(entry.value)': \(error.reason)".endingSentence + " Ignoring it.")
             }
         }
         if windows.isEmpty && !section.entries.contains(where: { $0.key == "OnCalendar" }) {
