@@ -429,6 +429,17 @@ struct DesktopBackendTests {
                 == "recorder 1.0 (chime-tests); capabilities: actions, body, body-markup, sound")
     }
 
+    /// Without a session bus (a system service's case) there is nothing to publish to, and nothing to say about it.
+    @Test func withoutASessionBusTheBadgeIsNotPublishedAndNothingIsSaid() {
+        let told = Locked<[String]>([])
+        let badge = UnityLauncherBadge(desktopEntry: "chime", environment: [:]) { reason in
+            told.withLock { $0.append(reason) }
+        }
+        badge.publish(3)
+        badge.publish(0)
+        #expect(told.withLock { $0 }.isEmpty)
+    }
+
     @Test func theUnityBadgeCountIsSignalledOnTheBus() throws {
         let directory = try TemporaryDirectory(prefix: "chime-badge")
         defer { directory.remove() }
