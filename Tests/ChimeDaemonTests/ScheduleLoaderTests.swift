@@ -48,7 +48,7 @@ import Testing
         defer { directory.remove() }
         let path = try directory.write("plain-file", "x")
         let loader = ScheduleLoader(sources: [NotificationDirectorySource(directories: [path])])
-        #expect(throws: ScheduleLoadError("Cannot read configuration directory \(path)")) {
+        #expect(throws: ScheduleLoadError("Cannot read configuration directory \(path) (Not a directory)")) {
             try loader.load(systemZone: .utc)
         }
     }

@@ -97,6 +97,34 @@ import Testing
         return next.flatMap(Timestamp.parseISO8601)
     }
 
+    /// Directories that cannot be read are each named, with why: `--check` fails on them all, `verify` says so for
+    /// each (and not that they hold nothing).
+    @Test func unreadableDirectoriesAreEachNamedWithWhy() throws {
+        guard geteuid() == 0 else { try Test.cancel("Skipped: needs root to run chimed and chimectl as nobody") }
+        let directory = try TemporaryDirectory(prefix: "chime-unreadable")
+        defer { directory.remove() }
+        chmod(directory.path, 0o755)
+        try directory.write("a/tea.notification", "[Notification]\nTitle=Tea\n[Trigger]\nOnCalendar=daily\n")
+        try FileManager.default.createDirectory(atPath: directory.path + "/c", withIntermediateDirectories: true)
+        for name in ["a", "c"] { chmod(directory.path + "/" + name, 0o700) }
+        let a = directory.path + "/a"
+        let c = directory.path + "/c"
+        let nobody = ["--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+        let check = try ProcessRunner.run(
+            "/usr/bin/setpriv", nobody + [chimed, "--check", "--config-dir=\(a)", "--config-dir=\(c)"])
+        #expect(check.status == 1)
+        #expect(
+            check.standardError.contains(
+                "Cannot read configuration directory \(a) (Permission denied), \(c) (Permission denied)"),
+            "\(check.standardError)")
+        let verify = try ProcessRunner.run("/usr/bin/setpriv", nobody + [chimectl, "verify", a, c])
+        #expect(verify.status == 1)
+        #expect(
+            verify.standardError
+                == "\(a): Failed to list directory: Permission denied.\n\(c): Failed to list directory: Permission denied.\n"
+        )
+    }
+
     @Test func aMissingDirectoryFailsAndAnEmptyOneWarns() throws {
         let directory = try TemporaryDirectory(prefix: "chime-verify-check")
         defer { directory.remove() }

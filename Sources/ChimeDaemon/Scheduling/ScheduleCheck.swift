@@ -26,6 +26,8 @@ public enum ScheduleCheck {
                     UnitFileDiagnostic(.error, at: UnitFileLocation(file: directory), "Not a directory."))
                 continue
             }
+            // One that cannot be listed is reported by the search, with why; it does not also "hold nothing".
+            if whyUnreadable(directory) != nil { continue }
             if holdsSomething(directory) {
                 usable += 1
             } else if named {
@@ -42,6 +44,17 @@ public enum ScheduleCheck {
                     "No notifications and no generators in any configuration directory."))
         }
         return problems
+    }
+
+    /// Why `directory`, which exists, cannot be listed (`Permission denied`, `Not a directory`); `nil` when it can,
+    /// or does not exist. Opening it is the test: listing 10,000 names is left to the search, which does it anyway.
+    public static func whyUnreadable(_ directory: String) -> String? {
+        guard let stream = opendir(directory) else {
+            let failure = Errno.current
+            return failure == Errno(ENOENT) ? nil : failure.description
+        }
+        closedir(stream)
+        return nil
     }
 
     private static func holdsSomething(_ directory: String) -> Bool {

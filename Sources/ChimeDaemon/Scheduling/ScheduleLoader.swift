@@ -117,18 +117,13 @@ public struct NotificationDirectorySource: ScheduleSource {
     }
 
     public func load(into schedule: inout LoadedSchedule, loader: NotificationLoader) throws(ScheduleLoadError) {
-        for directory in directories {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { continue }
-            // A directory that exists but cannot be read would silently drop every notification in it: fail the
-            // whole load so that the previous schedule stays. Opening it is the test; listing it (10,000 names) is
-            // left to the search, which does it anyway.
-            guard isDirectory.boolValue, FileManager.default.isReadableFile(atPath: directory),
-                let stream = opendir(directory)
-            else {
-                throw ScheduleLoadError("Cannot read \(role) \(directory)")
-            }
-            closedir(stream)
+        // A directory that exists but cannot be read would silently drop every notification in it: fail the whole
+        // load so that the previous schedule stays, naming every such directory and why.
+        let unreadable = directories.compactMap { directory in
+            ScheduleCheck.whyUnreadable(directory).map { "\(directory) (\($0))" }
+        }
+        if !unreadable.isEmpty {
+            throw ScheduleLoadError("Cannot read \(role) " + unreadable.joined(separator: ", "))
         }
         let probe = PosixFileKindProbe(keepingOwnership: true)
         let earlier = reuse?.earlier(for: loader)
