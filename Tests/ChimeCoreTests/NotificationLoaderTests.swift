@@ -348,11 +348,6 @@ import Testing
             "[Notification]\nTitle=t\n[Trigger]\nOnCalender=daily\nAt=2030-01-01\n",
             "4:1: Unknown key 'OnCalender' in section [Trigger], ignoring. Did you mean 'OnCalendar'?"
         ),
-        (
-            "[Notification]\nTitle=t\nDeliver=journal destkop\n[Trigger]\nOnCalendar=daily\n",
-            "3:9: Deliver= names 'destkop', which is no backend; deliveries to it fail. Did you mean 'desktop'? "
-                + "Backends: journal, stdout, desktop."
-        ),
     ])
     func misspellingsAreNamedWithWhatTheyMeant(text: String, expected: String) {
         var loader = self.loader
@@ -362,6 +357,24 @@ import Testing
             path: "/etc/chime/sample.notification")
         let warnings = result.diagnostics.filter { $0.severity == .warning }.map(\.description)
         #expect(warnings == ["/etc/chime/sample.notification:" + expected])
+    }
+
+    /// A backend nobody defined guarantees a missed reminder: an error, the notification left out, with what it
+    /// most likely meant.
+    @Test func aBackendNobodyDefinedLeavesTheNotificationOut() {
+        var loader = self.loader
+        loader.knownBackends = ["journal", "stdout", "desktop"]
+        let result = loader.load(
+            UnitFile(
+                parsing: "[Notification]\nTitle=t\nDeliver=journal destkop\n[Trigger]\nOnCalendar=daily\n",
+                path: "/etc/chime/sample.notification"), id: "sample", path: "/etc/chime/sample.notification")
+        #expect(result.notification == nil)
+        #expect(
+            result.diagnostics.map(\.description) == [
+                "/etc/chime/sample.notification:3:9: Deliver= names 'destkop', which is no backend of this instance; "
+                    + "leaving the notification out. Did you mean 'desktop'? Backends: journal, stdout, desktop."
+            ])
+        #expect(result.diagnostics.allSatisfy { $0.severity == .error })
     }
 
     @Test func aTrailingCommentIsExplainedWhereItBreaksAValue() {

@@ -575,10 +575,13 @@ struct NotificationReader {
             do {
                 for name in try assignments.words(of: entry) where !notification.backends.contains(name) {
                     notification.backends.append(name)
+                    // A misspelt backend guarantees a missed reminder: the notification is left out, as
+                    // `chimectl add --deliver` refuses it, and the rest load.
                     if let known = loader.knownBackends, !known.contains(name) {
-                        warning(
+                        error(
                             valueLocation(of: entry),
-                            "Deliver= names '\(name)', which is no backend; deliveries to it fail."
+                            "Deliver= names '\(name)', which is no backend of this instance; leaving the notification "
+                                + "out."
                                 + Suggestion.didYouMean(name, among: known)
                                 + " Backends: \(known.joined(separator: ", ")).")
                     }
