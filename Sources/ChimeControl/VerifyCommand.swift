@@ -56,7 +56,9 @@ struct VerifyCommand: Command {
             }
         }
         if !directories.isEmpty {
-            let search = NotificationSearch(searching: directories, probe: PosixFileKindProbe())
+            let (trusted, refused) = NotificationDirectorySource.trusted(directories)
+            problems += refused
+            let search = NotificationSearch(searching: trusted, probe: PosixFileKindProbe())
             found += search.files
             problems += search.diagnostics + ScheduleCheck.directoryProblems(directories, named: true)
         }

@@ -127,6 +127,26 @@ import Testing
         )
     }
 
+    /// A configuration directory anyone may write to lets anyone add or mask a notification: both refuse what is in
+    /// it, with the command that fixes it, and fail.
+    @Test func aDirectoryOthersMayWriteToIsRefused() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-open-directory")
+        defer { directory.remove() }
+        let open = directory.path + "/open"
+        try directory.write("open/tea.notification", "[Notification]\nTitle=Tea\n[Trigger]\nOnCalendar=daily\n")
+        chmod(open, 0o777)
+        let check = try ProcessRunner.run(chimed, ["--check", "--config-dir=\(open)"], environment: ["TZ": "UTC"])
+        let verify = try ProcessRunner.run(chimectl, ["verify", open], environment: ["TZ": "UTC"])
+        let refusal =
+            "\(open): Directory is writable by its group and by others; refusing to load the notifications in it "
+            + "(chmod go-w \(open))."
+        for (name, output) in [("check", check), ("verify", verify)] {
+            #expect(output.status == 1, "\(name)")
+            #expect(output.standardError.split(separator: "\n").first.map(String.init) == refusal, "\(name)")
+            #expect(!output.standardOutput.contains("tea"), "\(name): \(output.standardOutput)")
+        }
+    }
+
     @Test func aMissingDirectoryFailsAndAnEmptyOneWarns() throws {
         let directory = try TemporaryDirectory(prefix: "chime-verify-check")
         defer { directory.remove() }

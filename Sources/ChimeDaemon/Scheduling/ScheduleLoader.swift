@@ -125,6 +125,8 @@ public struct NotificationDirectorySource: ScheduleSource {
         if !unreadable.isEmpty {
             throw ScheduleLoadError("Cannot read \(role) " + unreadable.joined(separator: ", "))
         }
+        let (directories, refused) = Self.trusted(directories, trust: trust)
+        schedule.problems += refused
         let probe = PosixFileKindProbe(keepingOwnership: true)
         let earlier = reuse?.earlier(for: loader)
         // Each file is checked and validated as soon as it is read, on the search's threads: the parsed files are
@@ -171,6 +173,29 @@ public struct NotificationDirectorySource: ScheduleSource {
 }
 
 extension NotificationDirectorySource {
+    /// The directories of `directories` that may be searched, and an error for each that may not: one that another
+    /// user owns, or that its group or others may write to, lets them add or mask a notification, so nothing in it
+    /// is loaded (as a file writable by others is refused).
+    public static func trusted(_ directories: [String]) -> (directories: [String], problems: [UnitFileDiagnostic]) {
+        trusted(directories, trust: FileTrust())
+    }
+
+    static func trusted(
+        _ directories: [String], trust: FileTrust
+    ) -> (directories: [String], problems: [UnitFileDiagnostic]) {
+        var problems: [UnitFileDiagnostic] = []
+        let kept = directories.filter { directory in
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
+                let objection = trust.objection(
+                    to: directory, subject: "Directory", action: "load the notifications in it")
+            else { return true }
+            problems.append(UnitFileDiagnostic(.error, at: UnitFileLocation(file: directory), objection))
+            return false
+        }
+        return (kept, problems)
+    }
+
     /// Why chimed would refuse to load `file` (its owner or mode, or a drop-in's), or `nil` when it would load it.
     public static func objection(to file: NotificationFile) -> UnitFileDiagnostic? {
         NotificationDirectorySource(directories: []).objection(to: [file.path] + file.dropInPaths).map {
