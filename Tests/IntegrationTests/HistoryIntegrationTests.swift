@@ -9,11 +9,11 @@ import Testing
     static let probe = BinaryLocator.path(of: "chime-systemd-probe")
     static let setpriv = "/usr/bin/setpriv"
 
-    /// Every second, delivered to two backends and one that does not exist; caught up after a stop.
+    /// Every second, delivered to two backends and one that fails; caught up after a stop.
     static let tick = """
         [Notification]
         Title=Tick
-        Deliver=journal stdout nosuch
+        Deliver=journal stdout failing
         [Trigger]
         OnCalendar=*:*:*
         Persistent=yes
@@ -75,6 +75,7 @@ import Testing
         if let reason = PrivateJournal.unavailableReason { try Test.cancel("Skipped: \(reason)") }
         let directory = try TemporaryDirectory(prefix: "chime-history-e2e")
         defer { directory.remove() }
+        try directory.write("config/chimed.conf", "[Command]\nName=failing\nExec=/bin/false\n")
         try directory.write("config/tick.notification", Self.tick)
         try directory.write("config/lapse.notification", Self.lapse)
         try directory.write("config/old.notification", Self.old)
@@ -92,12 +93,14 @@ import Testing
         let toStdout = tick.filter { $0["backend"] as? String == "stdout" }
         #expect(toStdout.map { $0["delivered_at"] as? String } == printed.map { $0["delivered_at"] as? String })
         #expect(toStdout.map { $0["fire_time"] as? String } == printed.map { $0["fire_time"] as? String })
-        for backend in ["journal", "nosuch"] {
+        for backend in ["journal", "failing"] {
             #expect(tick.filter { $0["backend"] as? String == backend }.count == printed.count, "\(backend)")
         }
         #expect(tick.allSatisfy { $0["title"] as? String == "Tick" })
         let failures = tick.filter { $0["event"] as? String == "failed" }
-        #expect(failures.allSatisfy { $0["error"] as? String == "no backend named 'nosuch'" })
+        #expect(
+            failures.allSatisfy { ($0["error"] as? String)?.hasPrefix("/bin/false exited with status 1") == true },
+            "\(failures.map { $0["error"] ?? "" })")
         #expect(Set(tick.compactMap { $0["event"] as? String }) == ["delivered", "caught-up", "failed"])
         let caughtUp = tick.filter { $0["event"] as? String == "caught-up" }
         #expect(caughtUp.count == 2)
