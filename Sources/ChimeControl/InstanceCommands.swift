@@ -228,6 +228,7 @@ struct ListCommand: Command {
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         let view = InstanceView(arguments, environment: context.environment)
         try view.requireRunning()
+        view.warnIfSourcesChanged(context)
         let thread = arguments.value("thread")
         let entries = view.entries.filter { thread == nil || $0.thread == thread }
         let idle = (arguments.has("all") ? view.idleEntries : []).filter { thread == nil || $0.thread == thread }
@@ -346,6 +347,7 @@ struct StatusCommand: Command {
 
     static func run(_ arguments: ParsedArguments, in context: CommandContext) throws -> ExitCode {
         let view = InstanceView(arguments, environment: context.environment)
+        view.warnIfSourcesChanged(context)
         let entries = view.isRunning ? view.entries : []
         let snapshot = view.isRunning ? view.snapshot : nil
         let lastRebuild = snapshot?["last_rebuild"] as? String

@@ -147,6 +147,26 @@ import Testing
         #expect(try listed(instance).contains("later"))
     }
 
+    /// A file edited after chimed's last rebuild: `list` and `status` say so, as systemctl does of unit files, until
+    /// a reload.
+    @Test func listAndStatusSayWhenAFileChangedSinceTheLastRebuild() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        try instance.start(chimed)
+        defer { instance.stop() }
+        let file = instance.directory.path + "/etc/standup.notification"
+        #expect(try chimectl(["list"], instance).standardError.isEmpty)
+        try instance.directory.write(
+            "etc/standup.notification", "[Notification]\nTitle=Stand-up\n[Trigger]\nOnCalendar=Mon..Fri 10:05\n")
+        let warning =
+            "Warning: \(file) changed on disk since chimed's last rebuild; run 'chimectl reload' to schedule what "
+            + "the files say now.\n"
+        #expect(try chimectl(["list"], instance).standardError == warning)
+        #expect(try chimectl(["status"], instance).standardError == warning)
+        #expect(try chimectl(["reload"], instance).status == 0)
+        #expect(try chimectl(["list"], instance).standardError.isEmpty)
+    }
+
     @Test func aThreadIsAddedListedAndCarriedByTheDelivery() throws {
         let instance = try Instance()
         defer { instance.directory.remove() }
