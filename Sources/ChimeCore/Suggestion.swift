@@ -19,9 +19,24 @@ public enum Suggestion {
     /// `" Did you mean 'X'?"`, or the empty string: to end a message with. When only the case differs, it says
     /// that case matters.
     public static func didYouMean(_ word: String, among candidates: some Sequence<String>) -> String {
-        guard let meant = closest(to: word, among: candidates) else { return "" }
+        didYouMean(word, meant: closest(to: word, among: candidates))
+    }
+
+    /// `" Did you mean 'meant'?"` for a suggestion found otherwise, or the empty string when there is none.
+    public static func didYouMean(_ word: String, meant: String?) -> String {
+        guard let meant else { return "" }
         let caseOnly = meant.lowercased() == word.lowercased()
         return " Did you mean '\(meant)'?" + (caseOnly ? " Names are case-sensitive." : "")
+    }
+
+    /// `" KEY= belongs in [Section]."` when `key` is a key of another of the `sections` (keys by section name),
+    /// or the empty string: the likeliest mistake with a key unknown where it stands.
+    public static func sectionOf(_ key: String, among sections: [String: Set<String>]) -> String {
+        let homes = sections.filter { $0.value.contains(key) }.keys.sorted()
+        guard !homes.isEmpty else { return "" }
+        let named = homes.map { "[\($0)]" }
+        let list = named.count == 1 ? named[0] : named.dropLast().joined(separator: ", ") + " or " + named.last!
+        return " \(key)= belongs in \(list)."
     }
 
     /// The optimal-string-alignment distance between `a` and `b`.

@@ -22,6 +22,10 @@ public final class MemoryZoneSource: ZoneSource, Sendable {
         }
     }
 
+    public func zoneNames() -> [String] {
+        state.withLock { $0.files.keys.sorted() }
+    }
+
     /// Replaces (or, with `nil`, removes) a file.
     public func set(_ name: String, _ bytes: [UInt8]?) {
         state.withLock { $0.files[name] = bytes }

@@ -501,6 +501,11 @@ import Testing
                 + "is every day at 08:00, 'Mon *-*-* 08:00' every Monday) (column 5)"
         ),
         ("Mon 25:00", "The hour 25 is out of range (column 1)"),
+        // Quotes, as a shell would want them, are kept by a unit file and stop the parse.
+        ("\"Mon 09:00\"", "Quotes are not part of a calendar event; write it without them: 'Mon 09:00' (column 1)"),
+        ("'daily'", "Quotes are not part of a calendar event; write it without them: 'daily' (column 1)"),
+        ("Mon 09:00 Europe/Berlinn", "Unknown time zone 'Europe/Berlinn'; did you mean 'Europe/Berlin'? (column 11)"),
+        ("Mon 09:00 Mars/Olympus_Mons", "Unknown time zone 'Mars/Olympus_Mons' (column 11)"),
     ])
     func aMisspeltWordIsNamed(spec: String, message: String) {
         #expect(throws: CalendarSpecError.self) { try CalendarSpec(spec, localZone: Self.berlin, zones: .system) }

@@ -31,6 +31,21 @@ import Testing
         }
     }
 
+    /// A misspelt zone, or a city without its region, is matched to the installed zone it likely means.
+    @Test func suggestsTheZoneAMisspellingMeans() {
+        let zones = ZoneDatabase(
+            source: MemoryZoneSource(["Europe/Berlin": [], "Europe/Bern": [], "America/New_York": [], "UTC": []]))
+        #expect(zones.suggestion(for: "Europe/Berlinn") == "Europe/Berlin")
+        #expect(zones.suggestion(for: "europe/berlin") == "Europe/Berlin")
+        #expect(zones.suggestion(for: "Berlin") == "Europe/Berlin")
+        #expect(zones.suggestion(for: "New_York") == "America/New_York")
+        #expect(zones.suggestion(for: "Mars/Olympus_Mons") == nil)
+        // The system's tzdata is listed without its posix/ and right/ copies.
+        let system = ZoneDatabase(directory: "/usr/share/zoneinfo")
+        #expect(system.suggestion(for: "Asia/Tokio") == "Asia/Tokyo")
+        #expect(system.suggestion(for: "posix/Asia/Tokio") == "Asia/Tokyo")
+    }
+
     /// A caching database reads each zone once; the next one (the next rebuild) reads the directory anew.
     @Test func readsEachZoneOncePerCachingDatabase() throws {
         let (directory, plain) = try database()

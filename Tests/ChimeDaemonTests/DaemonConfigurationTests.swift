@@ -104,6 +104,8 @@ import Testing
                 Colour=blue
 
                 [Frobnicate]
+                [Daemon]
+                TimeoutSec=5
                 """, path: "/etc/chime/chimed.conf")
         let messages = configuration.diagnostics.map(\.description)
         #expect(
@@ -116,6 +118,8 @@ import Testing
                 "/etc/chime/chimed.conf:12:8: Invalid Header=: expected NAME: VALUE; ignoring.",
                 "/etc/chime/chimed.conf:13:1: Unknown key 'Colour' in section [Webhook], ignoring.",
                 "/etc/chime/chimed.conf:15:1: Unknown section 'Frobnicate', ignoring.",
+                "/etc/chime/chimed.conf:17:1: Unknown key 'TimeoutSec' in section [Daemon], ignoring. TimeoutSec= "
+                    + "belongs in [Apprise], [Command] or [Webhook].",
             ])
         #expect(configuration.presentation == PresentationSettings(alert: true, sound: true, badge: false))
         #expect(configuration.commands == [CommandSettings()])

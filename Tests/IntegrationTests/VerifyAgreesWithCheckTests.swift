@@ -5,7 +5,8 @@ import Testing
 
 /// `chimectl verify DIR` and `chimed --check --config-dir=DIR` report the same problems, in the same order (by
 /// file and line): file ownership and mode, generators, backends `Deliver=` names that do not exist, a past `At=`,
-/// misspelt keys and sections, a generator's notification whose id a file took, and directories that are missing or
+/// misspelt keys, sections, zones and file names, keys in the wrong section, a quoted calendar event, a
+/// generator's notification whose id a file took, and directories that are missing or
 /// hold nothing.
 @Suite(.serialized) struct VerifyAgreesWithCheckTests {
     let chimed = BinaryLocator.path(of: "chimed")
@@ -22,6 +23,12 @@ import Testing
         try directory.write(
             "open.notification", "[Notification]\nTitle=Open\n[Trigger]\nOnCalendar=daily\n", permissions: 0o666)
         try directory.write("typo.notification", "[notification]\nTitel=Typo\n[Trigger]\nOnCalendar=daily\n")
+        try directory.write("typo.notificaton", "[Notification]\nTitle=Typo\n[Trigger]\nOnCalendar=daily\n")
+        try directory.write("typo.notificaton~", "an editor's backup, passed over in silence\n")
+        try directory.write(
+            "zone.notification",
+            "[Notification]\nTitle=Zone\nTimeZone=Asia/Tokyo\n[Trigger]\nOnCalendar=Mon 09:00 Europe/Berlinn\n"
+                + "OnCalendar=\"Tue 09:00\"\n[Trigger]\nTimeZone=Berlin\n")
         try directory.write(
             "generators.d/list",
             "#!/bin/sh\necho '{\"Id\":\"made\",\"Title\":\"Made\",\"OnCalendar\":\"weekly\"}'\n"
@@ -45,6 +52,15 @@ import Testing
             "\(path)/past.notification: At= is past (Wed 2020-01-01 10:00:00 UTC, ",
             "\(path)/typo.notification: Missing Title= in [Notification].",
             "\(path)/typo.notification:1:1: Unknown section 'notification', ignoring. Did you mean 'Notification'?",
+            "\(path)/typo.notificaton: Ignoring: only names ending in '.notification' are read here. Did you mean "
+                + "'typo.notification'?",
+            "\(path)/zone.notification:3:1: Unknown key 'TimeZone' in section [Notification], ignoring. TimeZone= "
+                + "belongs in [Trigger].",
+            "\(path)/zone.notification:5:22: Invalid OnCalendar= 'Mon 09:00 Europe/Berlinn': Unknown time zone "
+                + "'Europe/Berlinn'; did you mean 'Europe/Berlin'?",
+            "\(path)/zone.notification:6:12: Invalid OnCalendar= '\"Tue 09:00\"': Quotes are not part of a calendar "
+                + "event; write it without them: 'Tue 09:00'.",
+            "\(path)/zone.notification:8:10: Unknown time zone 'Berlin' in TimeZone=. Did you mean 'Europe/Berlin'?",
         ]
         for (name, output) in [("check", check), ("verify", verify)] {
             let lines = output.standardError.split(separator: "\n").map(String.init)

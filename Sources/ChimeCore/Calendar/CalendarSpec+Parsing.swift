@@ -63,7 +63,7 @@ extension CalendarSpec {
             do {
                 try parser.parse(into: &self)
             } catch {
-                throw Self.explainingWord(error, in: body)
+                throw Self.explaining(error, in: body, zones: zones)
             }
             if let timestamp = parser.timestamp {
                 // gmtime breaks `@EPOCH` down counting the leap seconds of the process's (local) zone.
@@ -74,48 +74,6 @@ extension CalendarSpec {
         if let problem = validationProblem() {
             throw CalendarSpecError(column: 1, reason: problem)
         }
-    }
-
-    /// The names a calendar event may hold where a misspelling stops the parse: weekdays and shorthands.
-    /// The words that stand for a whole event (`daily` is `*-*-* 00:00:00`).
-    private static let shorthands: Set<String> = [
-        "minutely", "hourly", "daily", "weekly", "monthly", "quarterly", "semiannually", "yearly", "annually",
-    ]
-    private static let knownWords = [
-        "Monday", "Mon", "Tuesday", "Tue", "Wednesday", "Wed", "Thursday", "Thu", "Friday", "Fri", "Saturday", "Sat",
-        "Sunday", "Sun", "minutely", "hourly", "daily", "weekly", "monthly", "quarterly", "semiannually", "yearly",
-        "annually",
-    ]
-
-    /// `error`, saying which word was not understood and what it likely meant, when it stopped at a word of
-    /// letters (`Tursday`, `weekdays`, `dialy`); otherwise `error` as it is.
-    private static func explainingWord(_ error: CalendarSpecError, in body: [UInt8]) -> CalendarSpecError {
-        func isLetter(_ byte: UInt8) -> Bool {
-            lowercased(byte) >= UInt8(ascii: "a") && lowercased(byte) <= UInt8(ascii: "z")
-        }
-        var start = min(error.column - 1, body.count)
-        guard start < body.count, isLetter(body[start]) else { return error }
-        while start > 0 && isLetter(body[start - 1]) { start -= 1 }
-        var end = start
-        while end < body.count && isLetter(body[end]) { end += 1 }
-        let word = String(decoding: body[start..<end], as: UTF8.self)
-        let meant: String?
-        switch word.lowercased() {
-        case "weekday", "weekdays", "workday", "workdays": meant = "Mon..Fri"
-        case "weekend", "weekends": meant = "Sat,Sun"
-        default: meant = Suggestion.closest(to: word, among: knownWords)
-        }
-        guard let meant else { return CalendarSpecError(column: start + 1, reason: "Unknown word '\(word)'") }
-        // A known word in the wrong place: what it means there, not itself as a suggestion.
-        if meant.lowercased() == word.lowercased() {
-            let reason =
-                shorthands.contains(word.lowercased())
-                ? "'\(word)' is a whole calendar event on its own and takes no other fields; give them instead "
-                    + "('*-*-* 08:00' is every day at 08:00, 'Mon *-*-* 08:00' every Monday)"
-                : "The weekday '\(word)' comes first, before the date and the time ('\(word) *-*-* 08:00')"
-            return CalendarSpecError(column: start + 1, reason: reason)
-        }
-        return CalendarSpecError(column: start + 1, reason: "Unknown word '\(word)'; did you mean '\(meant)'?")
     }
 
     private static func hasSuffixIgnoringCase(_ bytes: [UInt8], _ suffix: String) -> Bool {

@@ -278,6 +278,7 @@ struct NotificationReader {
                     warning(
                         entry.location,
                         "Unknown key '\(entry.key)' in section [\(section.name)], ignoring."
+                            + Suggestion.sectionOf(entry.key, among: NotificationLoader.knownKeys)
                             + Suggestion.didYouMean(entry.key, among: keys.sorted()))
                 }
             }
@@ -312,7 +313,10 @@ struct NotificationReader {
     mutating func readTimeZone(into trigger: inout Trigger) -> ZoneRules {
         guard let entry = single(.timeZone) else { return loader.systemZone }
         guard loader.zones.isValidName(entry.value), let rules = try? loader.zones.rules(named: entry.value) else {
-            error(valueLocation(of: entry), "Unknown time zone '\(entry.value)' in TimeZone=.")
+            error(
+                valueLocation(of: entry),
+                "Unknown time zone '\(entry.value)' in TimeZone=."
+                    + Suggestion.didYouMean(entry.value, meant: loader.zones.suggestion(for: entry.value)))
             return loader.systemZone
         }
         trigger.timeZone = rules

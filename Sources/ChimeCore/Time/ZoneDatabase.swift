@@ -9,6 +9,8 @@ public protocol ZoneSource: Sendable {
     func isZoneFile(_ name: String) -> Bool
     /// The bytes of the file `name` (a well-formed relative path), or `nil` when there is none.
     func contents(of name: String) -> [UInt8]?
+    /// The names of the zones installed, for suggesting one when a name is misspelt; asked only then.
+    func zoneNames() -> [String]
 }
 
 /// The installed time zones (a tzdata directory such as `/usr/share/zoneinfo`), looked up by IANA name.
@@ -107,6 +109,17 @@ public struct ZoneDatabase: Sendable {
         } catch {
             throw .unknownZone(name)
         }
+    }
+
+    /// The installed zone `name` most likely misspells (`Europe/Berlin` for `Europe/Berlinn` or for `Berlin`), or
+    /// `nil` when none is close.
+    public func suggestion(for name: String) -> String? {
+        let names = source.zoneNames().filter { Self.isWellFormedName($0) }
+        if let close = Suggestion.closest(to: name, among: names) { return close }
+        // A city without its region: the zone whose last part it names.
+        let city = name.split(separator: "/").last.map(String.init) ?? name
+        let byCity = Dictionary(names.map { ($0.split(separator: "/").last.map(String.init) ?? $0, $0) }) { a, _ in a }
+        return Suggestion.closest(to: city, among: byCity.keys.sorted()).flatMap { byCity[$0] }
     }
 
     /// The raw bytes of the zone file `name` (for `posixrules`), or `nil` if there is none.

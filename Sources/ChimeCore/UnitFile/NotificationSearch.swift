@@ -147,6 +147,9 @@ private struct Finder {
                     } else {
                         warn(path, "Not a directory, ignoring.")
                     }
+                } else if let meant = Self.misspelling(name) {
+                    let ending = meant.hasSuffix(Self.dropInDirectorySuffix) ? Self.dropInDirectorySuffix : Self.suffix
+                    warn(path, "Ignoring: only names ending in '\(ending)' are read here. Did you mean '\(meant)'?")
                 }
             }
         }
@@ -246,6 +249,22 @@ private struct Finder {
         }
         let hash = hasher.finalize()
         return hash == 0 ? 1 : hash
+    }
+
+    /// The name `name` was likely meant to have (`x.notification` for `x.notificaton` or `x.Notification`), or
+    /// `nil`: a file whose extension is close to the one searched for would otherwise be passed over in silence.
+    /// Editors' backups (`x.notification~`) are passed over as systemd passes them over.
+    static func misspelling(_ name: String) -> String? {
+        guard !name.hasSuffix("~"), let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        let stem = name[..<dot]
+        let dotted = String(name[dot...])
+        if dotted.hasSuffix(".d"), let inner = stem.lastIndex(of: "."), inner != stem.startIndex,
+            Suggestion.closest(to: String(stem[inner...]), among: [suffix]) != nil
+        {
+            return String(stem[..<inner]) + dropInDirectorySuffix
+        }
+        guard Suggestion.closest(to: dotted, among: [suffix]) != nil else { return nil }
+        return String(stem) + suffix
     }
 
     /// The `*.conf` files of `directories`, the first directory winning for each file name, in the order to apply

@@ -39,7 +39,10 @@ extension ConfigurationReader {
         if let entry = single("TimeZone", in: section) {
             let zones = ZoneDatabase.system
             guard zones.isValidName(entry.value), let rules = try? zones.rules(named: entry.value) else {
-                error(entry.valueLocation, "Unknown time zone '\(entry.value)' in TimeZone=; ignoring this [Quiet].")
+                error(
+                    entry.valueLocation,
+                    "Unknown time zone '\(entry.value)' in TimeZone=; ignoring this [Quiet]."
+                        + Suggestion.didYouMean(entry.value, meant: zones.suggestion(for: entry.value)))
                 return []
             }
             zone = rules

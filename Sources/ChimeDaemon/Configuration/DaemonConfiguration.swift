@@ -193,6 +193,7 @@ extension DaemonConfiguration {
                 reader.warning(
                     entry.location,
                     "Unknown key '\(entry.key)' in section [\(section.name)], ignoring."
+                        + Suggestion.sectionOf(entry.key, among: Self.knownKeys)
                         + Suggestion.didYouMean(entry.key, among: keys.sorted()))
             }
         }

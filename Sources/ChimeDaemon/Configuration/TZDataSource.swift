@@ -23,6 +23,20 @@ public struct TZDataSource: ZoneSource {
     public func contents(of name: String) -> [UInt8]? {
         FileManager.default.contents(atPath: directory + "/" + name).map(Array.init)
     }
+
+    /// The files under the directory, without the `posix/` and `right/` copies of the whole database.
+    public func zoneNames() -> [String] {
+        guard let walk = FileManager.default.enumerator(atPath: directory) else { return [] }
+        var names: [String] = []
+        while let name = walk.nextObject() as? String {
+            if name == "posix" || name == "right" {
+                walk.skipDescendants()
+            } else if walk.fileAttributes?[.type] as? FileAttributeType == .typeRegular, !name.contains(".") {
+                names.append(name)
+            }
+        }
+        return names.sorted()
+    }
 }
 
 extension ZoneDatabase {

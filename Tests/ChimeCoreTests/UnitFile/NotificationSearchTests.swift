@@ -233,6 +233,23 @@ struct SearchScenario: Sendable, CustomTestStringConvertible {
             expected: [
                 "a: lib/a.notification", "  [N] T=lib lib/a.notification:2:1", "! error etc: Not a directory.",
             ]),
+        SearchScenario(
+            name: "a name that misspells the extension is reported with the name meant",
+            tree: [
+                ("etc/a.notificaton", "[N]\n"), ("etc/b.Notification", "[N]\n"), ("etc/c.notifications", "[N]\n"),
+                ("etc/d.notifcation.d", "<dir>"), ("etc/e.notification~", "[N]\n"), ("etc/f.conf", "[N]\n"),
+                ("etc/g.notification.bak", "[N]\n"), ("etc/README", "x"),
+            ],
+            expected: [
+                "! warning etc/a.notificaton: Ignoring: only names ending in '.notification' are read here. Did you "
+                    + "mean 'a.notification'?",
+                "! warning etc/b.Notification: Ignoring: only names ending in '.notification' are read here. Did you "
+                    + "mean 'b.notification'?",
+                "! warning etc/c.notifications: Ignoring: only names ending in '.notification' are read here. Did you "
+                    + "mean 'c.notification'?",
+                "! warning etc/d.notifcation.d: Ignoring: only names ending in '.notification.d' are read here. Did "
+                    + "you mean 'd.notification.d'?",
+            ]),
         SearchScenario(name: "no directories", tree: [], directories: [], expected: []),
     ]
 
