@@ -19,12 +19,13 @@ struct AddCommand: Command {
 
         When:
           --in=SPAN             once, this long from now ('8s', '1h 30min')
-          --at=TIMESTAMP        once, at this time ('2026-12-01 07:00'); must be in the future
+          --at=TIMESTAMP        once, at this time ('2026-12-01 07:00', 'tomorrow 08:00'); must be
+                                in the future
                                 (with --every or --rrule, either is the series' first occurrence)
           --on-calendar=SPEC    on this calendar event ('Mon..Fri 09:55'); repeatable
           --every=SPAN          every SPAN, first one SPAN from now (or at --in, --at, --from)
-          --rrule=RULE          on an RFC 5545 rule ('FREQ=MONTHLY;BYDAY=-1FR'), started at --from (or
-                                now); repeatable
+          --rrule=RULE          on an RFC 5545 rule ('FREQ=MONTHLY;BYDAY=-1FR'), started at --from, or
+                                where its time of day next starts (BYHOUR=9: 09:00:00); repeatable
           --rdate=TIME, --exdate=TIME
                                 a time added, or taken out ('20261225' takes the whole day); repeatable
           --from=TIMESTAMP      start of the series: the anchor of --every, DTSTART of --rrule

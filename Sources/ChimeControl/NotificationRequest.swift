@@ -6,7 +6,9 @@ import Foundation
 /// The file has to mean the same whenever it is read (at every rebuild, after restarts), so everything relative
 /// is fixed when the request is made: `--in` and a relative `--at`, `--from` or `--until` (`tomorrow`, `+1h`)
 /// become absolute instants in UTC; an `--every` without `--from` is anchored one interval from now (the first
-/// occurrence is then, as with an iOS time-interval trigger), and a `--count` without `--from` counts from now.
+/// occurrence is then, as with an iOS time-interval trigger), an `--rrule` without `--from` starts where its time
+/// of day starts (`ruleStart`), and a `--count` without `--from` counts from now. `--at` and the others also take
+/// `tomorrow 08:00`, which systemd's timestamps do not.
 ///
 /// Values are written as given, or refused (a usage error) when a notification file cannot hold them; the one
 /// exception is `--body`, whose line breaks become continuation lines and so read back as spaces.
@@ -136,9 +138,16 @@ struct NotificationRequest {
                 trigger.append(("From", value, "--every"))
                 fixedNotes.append("From= one --every after adding")
             }
-        } else if let option = ["rrule", "count"].first(where: { !arguments.all($0).isEmpty }) {
-            trigger.append(("From", try Self.absolute(now, option: "--\(option)"), "--\(option)"))
-            fixedNotes.append("From= the time of adding, for --\(option)")
+        } else if !arguments.all("rrule").isEmpty {
+            let start = Self.ruleStart(for: arguments.all("rrule"), now: now, zone: zone)
+            trigger.append(("From", try Self.absolute(start, option: "--rrule"), "--rrule"))
+            fixedNotes.append(
+                start == now
+                    ? "From= the time of adding, for --rrule"
+                    : "From= the time of adding rounded up to where --rrule's time of day starts")
+        } else if arguments.value("count") != nil {
+            trigger.append(("From", try Self.absolute(now, option: "--count"), "--count"))
+            fixedNotes.append("From= the time of adding, for --count")
         }
         if let text = arguments.value("until") {
             let (value, _) = try Self.fixed(text, option: "--until", now: now, zone: zone, zones: context.zones)
@@ -190,11 +199,31 @@ struct NotificationRequest {
     static func fixed(
         _ text: String, option: String, now: Date, zone: ZoneRules, zones: ZoneDatabase
     ) throws(UsageError) -> (value: String, date: Date?) {
-        guard let reading = try? Timestamp.read(text, now: now, localZone: zone, zones: zones) else {
+        guard
+            let reading = (try? Timestamp.read(text, now: now, localZone: zone, zones: zones))
+                ?? dayAndTime(text, now: now, zone: zone, zones: zones)
+        else {
             return (text, nil)
         }
         guard reading.dependsOnNow else { return (text, reading.date) }
         return (try absolute(reading.date, option: option), reading.date)
+    }
+
+    /// `tomorrow 08:00`, `today 18:30`: what people type, which systemd's timestamps do not take (a day word stands
+    /// alone there). Read as the date of that day in `zone` followed by the rest; `nil` for anything else.
+    private static func dayAndTime(
+        _ text: String, now: Date, zone: ZoneRules, zones: ZoneDatabase
+    ) -> (date: Date, dependsOnNow: Bool)? {
+        guard let space = text.firstIndex(of: " ") else { return nil }
+        let word = text[..<space].lowercased()
+        guard ["yesterday", "today", "tomorrow"].contains(word),
+            let day = try? Timestamp.read(word, now: now, localZone: zone, zones: zones)
+        else { return nil }
+        let local = zone.localTime(at: day.date.epochMicroseconds / 1_000_000)
+        let date = String(format: "%04d-%02d-%02d", local.year, local.month, local.day)
+        guard let reading = try? Timestamp.read(date + text[space...], now: now, localZone: zone, zones: zones)
+        else { return nil }
+        return (reading.date, true)
     }
 
     /// `Tue 2026-12-01 06:00:00 UTC`, with microseconds only when there are any: a form `At=` reads back exactly.

@@ -17,7 +17,7 @@ import Testing
         let errors: String
     }
 
-    static func run(_ arguments: [String], zone: ZoneRules = berlin) -> Run {
+    static func run(_ arguments: [String], zone: ZoneRules = berlin, now: Date = now) -> Run {
         let context = CommandContext(
             output: .init(), errors: .init(), environment: [:], now: now, localZone: zone)
         let status = Chimectl.main(arguments, context: context)

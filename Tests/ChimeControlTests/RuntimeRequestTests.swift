@@ -36,8 +36,8 @@ import Testing
 
         func read(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
 
-        func run(_ command: String, _ arguments: [String]) -> ChimectlTests.Run {
-            ChimectlTests.run([command] + arguments + options)
+        func run(_ command: String, _ arguments: [String], now: Date = RuntimeRequestTests.now) -> ChimectlTests.Run {
+            ChimectlTests.run([command] + arguments + options, now: now)
         }
 
         /// Runs a command on a thread of its own: `fire` blocks its thread until the backends, which run as Swift
@@ -206,6 +206,52 @@ import Testing
             bad.errors.hasPrefix(
                 "chimectl add: --rrule: Invalid RRule= 'FREQ=WEEKLY;BYMONTHDAY=1': BYMONTHDAY is not allowed with "
                     + "FREQ=WEEKLY.\n"), "\(bad.errors)")
+    }
+
+    /// A rule takes the minutes and seconds it does not give from its start: without `--from`, that start is
+    /// where the rule's time of day starts after now, on the wall clock of `--timezone`, not the moment of adding.
+    @Test(arguments: [
+        ("FREQ=DAILY;BYHOUR=9", "Europe/Berlin", "From=Mon 2026-11-30 10:00:00 UTC", "Tue 2026-12-01 09:00:00 CET"),
+        (
+            "RRULE:freq=daily;byhour=18", "Europe/Berlin", "From=Mon 2026-11-30 10:00:00 UTC",
+            "Mon 2026-11-30 18:00:00 CET"
+        ),
+        // India is 5:30 ahead of UTC: its full hours are at half past in UTC.
+        ("FREQ=DAILY;BYHOUR=9", "Asia/Kolkata", "From=Mon 2026-11-30 09:30:00 UTC", "Tue 2026-12-01 09:00:00 IST"),
+        ("FREQ=HOURLY;BYMINUTE=30", "Europe/Berlin", "From=Mon 2026-11-30 09:18:00 UTC", "Mon 2026-11-30 10:30:00 CET"),
+        // A rule that gives no time of day fires at the time of adding, as --every does.
+        ("FREQ=DAILY", "Europe/Berlin", "From=Mon 2026-11-30 09:17:23 UTC", "Tue 2026-12-01 10:17:23 CET"),
+        (
+            "FREQ=DAILY;BYHOUR=9;BYMINUTE=0;BYSECOND=5", "Europe/Berlin", "From=Mon 2026-11-30 09:17:23 UTC",
+            "Tue 2026-12-01 09:00:05 CET"
+        ),
+    ])
+    func aRuleWithoutFromStartsWhereItsTimeOfDayStarts(rule: String, zone: String, from: String, next: String) throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        let now = RuntimeRequestTests.now.addingTimeInterval(17 * 60 + 23)
+        let run = instance.run("add", ["--id", "r", "--title", "T", "--rrule", rule, "--timezone", zone], now: now)
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.output.hasPrefix("Added r: next at \(next) ("), "\(run.output)")
+        #expect(try instance.read(instance.added("r")).contains("\n\(from)\n"))
+    }
+
+    /// `tomorrow 08:00` is what people type; systemd's timestamps take a day word only alone.
+    @Test func aDayWordWithATimeIsReadAsThatDayAtThatTime() throws {
+        let instance = try Instance()
+        defer { instance.directory.remove() }
+        #expect(instance.run("add", ["--id", "t", "--title", "T", "--at", "tomorrow 08:00"]).status == .success)
+        #expect(
+            try instance.read(instance.added("t")).components(separatedBy: "[Trigger]\n").last == """
+                # Fixed when added: --at 'tomorrow 08:00'.
+                At=Tue 2026-12-01 07:00:00 UTC
+
+                """)
+        let today = instance.run("add", ["--id", "d", "--title", "T", "--at", "Today 18:30:15", "--timezone", "UTC"])
+        #expect(today.output.hasPrefix("Added d: next at Mon 2026-11-30 18:30:15 UTC ("), "\(today.errors)")
+        let past = instance.run("add", ["--id", "p", "--title", "T", "--at", "today 08:00"])
+        #expect(past.status == .failure)
+        #expect(past.errors.contains("--at 'today 08:00' is in the past"), "\(past.errors)")
     }
 
     @Test func aGeneratedIDTellsWhenTheRequestWasMade() throws {
