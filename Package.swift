@@ -53,10 +53,17 @@ let package = Package(
             pkgConfig: "dconf",
             providers: [.apt(["libdconf-dev"])]
         ),
-        // GNOME's settings read in-process (its do-not-disturb): dconf brings GLib, so only chimed links it, as the
-        // webhook backend.
-        .target(name: "ChimeDconf", dependencies: ["CDconf", "ChimeCore", "ChimeDaemon"]),
-        .executableTarget(name: "chimed", dependencies: ["ChimeDaemon", "ChimeWebhook", "ChimeDconf"]),
+        // GIO's reading of desktop entries (the Desktop Entry specification) from Debian's libglib2.0-dev.
+        .systemLibrary(
+            name: "CGio",
+            pkgConfig: "gio-unix-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+        // What the desktop keeps, read in-process through GLib's libraries: GNOME's settings (its do-not-disturb,
+        // with dconf) and applications' desktop entries (their names, with GIO). GLib comes with them, so only
+        // chimed links this, as the webhook backend.
+        .target(name: "ChimeGLib", dependencies: ["CDconf", "CGio", "ChimeCore", "ChimeDaemon"]),
+        .executableTarget(name: "chimed", dependencies: ["ChimeDaemon", "ChimeWebhook", "ChimeGLib"]),
         .executableTarget(name: "chime-calendar", dependencies: ["ChimeCalendar"]),
         .executableTarget(name: "chimectl", dependencies: ["ChimeControl"]),
         // Not installed: runs the systemd wrappers in a process of their own for ChimeSystemdTests.

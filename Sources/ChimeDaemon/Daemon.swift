@@ -37,9 +37,12 @@ public final class Daemon: @unchecked Sendable {
     ///   - factories: how backends are made from chimed.conf's settings.
     ///   - desktopSettings: where GNOME's do-not-disturb is read (dconf); `nil` follows the notification server's
     ///     switches only.
+    ///   - applicationNames: where an application's name is read (its desktop entry), for the bubbles of its
+    ///     requests; `nil` names it by its id.
     public init(
         options: DaemonOptions, environment: [String: String], factories: BackendFactories = BackendFactories(),
-        desktopSettings: (any SettingsDatabase)? = nil, log: any EventLog
+        desktopSettings: (any SettingsDatabase)? = nil, applicationNames: (any ApplicationNames)? = nil,
+        log: any EventLog
     ) {
         MallocTuning.forFirstLoad()
         // A bus-activated chimed learns the session bus from the activation (DBUS_STARTER_ADDRESS): its badges and
@@ -72,7 +75,9 @@ public final class Daemon: @unchecked Sendable {
             queue: queue, scheduler: scheduler, clock: clock, log: log, environment: environment)
         let registry = BackendRegistry(
             factories: factories,
-            context: BackendContext(log: log, clock: clock, responder: answers, environment: environment))
+            context: BackendContext(
+                log: log, clock: clock, responder: answers, environment: environment,
+                applicationNames: applicationNames))
         let badge = InstanceBadge(stateDirectory: options.stateDirectory, environment: environment, log: log)
         let requests = ApplicationRequests(stateDirectory: options.stateDirectory)
         let added = AddedRequests(directories: [options.addedDirectory, requests.directory])
@@ -111,6 +116,7 @@ public final class Daemon: @unchecked Sendable {
             // An application's request (looked up once per delivery) changes the application's badge and is
             // signalled to it; anything else changes chime's own badge.
             if let request = requests.request(ofScheduleID: delivery.notification.id) {
+                delivery.appID = request.appID
                 appBadges.apply(to: &delivery, of: request.appID)
                 applications.handedOff(delivery, appID: request.appID, id: request.id)
             } else {

@@ -1,6 +1,6 @@
 import ChimeCore
 import ChimeDaemon
-import ChimeDconf
+import ChimeGLib
 import ChimeWebhook
 import Foundation
 
@@ -24,6 +24,7 @@ var factories = BackendFactories()
 factories.webhook = { WebhookBackend(settings: $0, context: $1) }
 let daemon = Daemon(
     options: options, environment: environment, factories: factories, desktopSettings: DconfSettings(),
+    applicationNames: DesktopEntryNames(),
     log: JournalEventLog(environment: environment))
 daemon.watchClockAndTimeZone()
 daemon.run()

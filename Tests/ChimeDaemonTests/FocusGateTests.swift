@@ -233,6 +233,7 @@ import Testing
         delivery.badge = 3
         delivery.isSnoozed = true
         delivery.isSoundSuppressed = true
+        delivery.appID = "org.example.Reminders"
         let plain = Delivery(
             notification: ScheduledNotification(id: "tea", title: "Tea", trigger: Trigger()),
             fireTime: TestDate.timestamp("2026-12-01 23:00 UTC"))
@@ -242,6 +243,7 @@ import Testing
         #expect(loaded.map(\.storedJSON) == [delivery.storedJSON, plain.storedJSON])
         #expect(loaded.first?.notification == notification.with(trigger: Trigger()))
         #expect(loaded.first?.badge == 3 && loaded.first?.missedCount == 2)
+        #expect(loaded.first?.appID == "org.example.Reminders" && loaded.last?.appID == nil)
         #expect(log.events.isEmpty)
 
         try "{\"version\":1,\"held\":[{\"id\":\"x\"}]}".write(

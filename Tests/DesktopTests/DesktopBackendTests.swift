@@ -27,12 +27,15 @@ struct DesktopBackendTests {
         let log = RecordingEventLog()
         let backend: DesktopBackend
 
-        init(capabilities: String? = "actions,body,body-markup", settings: DesktopSettings = DesktopSettings()) throws {
+        init(
+            capabilities: String? = "actions,body,body-markup", settings: DesktopSettings = DesktopSettings(),
+            applicationNames: (any ApplicationNames)? = nil
+        ) throws {
             directory = try TemporaryDirectory(prefix: "chime-desktop")
             bus = try PrivateSessionBus(directory: directory)
             let context = BackendContext(
                 log: log, clock: SystemWallClock(), responder: responder,
-                environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+                environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], applicationNames: applicationNames)
             backend = DesktopBackend(settings: settings, context: context)
             if let capabilities { try startServer(capabilities: capabilities) }
         }
@@ -134,6 +137,26 @@ struct DesktopBackendTests {
                 "desktop-entry": "s org.example.Chime",
                 "sound-name": "s message-new-instant",
             ])
+    }
+
+    struct Names: ApplicationNames {
+        func name(of appID: String) -> String? { appID == "org.example.Reminders" ? "Reminders" : nil }
+    }
+
+    /// An application's request is sent as the application's: its name and its desktop entry, not chime's; one
+    /// without a desktop entry is named by its id.
+    @Test func anApplicationsRequestIsSentAsTheApplications() async throws {
+        let harness = try Harness(applicationNames: Names())
+        defer { harness.tearDown() }
+        for app in ["org.example.Reminders", "org.example.Unlisted"] {
+            var delivery = Self.delivery("tea")
+            delivery.appID = app
+            try await harness.backend.deliver(delivery, deliveredAt: Date())
+        }
+        let calls = harness.notifyCalls(count: 2)
+        #expect(calls.map { $0["app_name"] as? String } == ["Reminders", "org.example.Unlisted"])
+        #expect(
+            calls.map { Self.hints($0)["desktop-entry"] } == ["s org.example.Reminders", "s org.example.Unlisted"])
     }
 
     @Test func aPlainServerGetsNoActionsAndTheBodyAsItIs() async throws {

@@ -51,7 +51,8 @@ struct DunstDesktopTests {
         let display: String
         let environment: [String: String]
 
-        init(directory: TemporaryDirectory, bus: PrivateSessionBus) throws {
+        /// - Parameter rules: dunstrc sections added to `dunstrc`, the person's own rules.
+        init(directory: TemporaryDirectory, bus: PrivateSessionBus, rules: String = "") throws {
             // -displayfd 1: Xvfb picks a free display and prints its number once it accepts connections.
             xvfb = try RunningProcess(
                 "/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "1024x600x24", "-nolisten", "tcp"])
@@ -64,7 +65,7 @@ struct DunstDesktopTests {
             }
             display = ":\(number)"
             environment = ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": bus.address]
-            let rc = try directory.write("dunstrc", DunstDesktopTests.dunstrc)
+            let rc = try directory.write("dunstrc", DunstDesktopTests.dunstrc + "\n" + rules)
             dunst = try RunningProcess("/usr/bin/dunst", ["-config", rc], environment: environment)
             try waitFor("dunst on the bus") { try dunstctl("count", "displayed").status == 0 }
         }
@@ -84,8 +85,8 @@ struct DunstDesktopTests {
         }
 
         /// The closed bubbles in dunst's history (`dunstctl history`), once there are any (or after 20 s).
-        func closedBubbles() throws -> [(summary: String, body: String)] {
-            var bubbles: [(summary: String, body: String)] = []
+        func closedBubbles() throws -> [(summary: String, body: String, appName: String)] {
+            var bubbles: [(summary: String, body: String, appName: String)] = []
             try waitFor("a bubble in dunstctl history") {
                 let history = try dunstctl("history").standardOutput
                 let object = try JSONSerialization.jsonObject(with: Data(history.utf8)) as? [String: Any]
@@ -93,7 +94,9 @@ struct DunstDesktopTests {
                 func text(_ entry: [String: Any], _ key: String) -> String? {
                     (entry[key] as? [String: Any])?["data"] as? String
                 }
-                bubbles = entries.compactMap { entry in text(entry, "summary").map { ($0, text(entry, "body") ?? "") } }
+                bubbles = entries.compactMap { entry in
+                    text(entry, "summary").map { ($0, text(entry, "body") ?? "", text(entry, "appname") ?? "") }
+                }
                 return !bubbles.isEmpty
             }
             return bubbles
@@ -109,7 +112,10 @@ struct DunstDesktopTests {
     }
 
     /// chimed on DIRECTORY/config delivering on `bus`, once it said READY=1.
-    func startChimed(_ directory: TemporaryDirectory, bus: PrivateSessionBus) throws -> (RunningProcess, NotifySocket) {
+    func startChimed(
+        _ directory: TemporaryDirectory, bus: PrivateSessionBus, arguments: [String] = [],
+        environment: [String: String] = [:]
+    ) throws -> (RunningProcess, NotifySocket) {
         try FileManager.default.createDirectory(atPath: directory.path + "/config", withIntermediateDirectories: true)
         let notify = try NotifySocket(directory: directory.path)
         let daemon = try RunningProcess(
@@ -117,8 +123,9 @@ struct DunstDesktopTests {
             [
                 "--config-dir=\(directory.path)/config", "--runtime-dir=\(directory.path)/run",
                 "--state-dir=\(directory.path)/state",
-            ],
+            ] + arguments,
             environment: ["NOTIFY_SOCKET": notify.path, "TZ": "Europe/Berlin", "DBUS_SESSION_BUS_ADDRESS": bus.address]
+                .merging(environment) { _, given in given }
         )
         let ready = notify.receive(until: { $0.contains("READY=1") }, timeout: 20).last?.contains("READY=1") == true
         if !ready { daemon.wait(timeout: 0) }
@@ -248,6 +255,52 @@ struct DunstDesktopTests {
         #expect(
             try session.closedBubbles().map { "\($0.summary): \($0.body)" } == ["Third message: from Alice\nand 2 more"]
         )
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait(timeout: 10) == 0)
+    }
+
+    /// An application's request comes up as the application's own: dunst is given the name in its desktop entry, in
+    /// the person's language, and its desktop entry, and so applies the rule the person wrote for that entry (here
+    /// a script that records what dunst was told); an application without a desktop entry is named by its id.
+    @Test func anApplicationsBubbleCarriesItsNameAndItsDesktopEntry() async throws {
+        let directory = try TemporaryDirectory(prefix: "chimed-dunst-app")
+        defer { directory.remove() }
+        let bus = try PrivateSessionBus(directory: directory)
+        defer { bus.stop() }
+        let recorded = directory.path + "/recorded"
+        try directory.write(
+            "record",
+            "#!/bin/sh\nprintf '%s|%s|%s\\n' \"$DUNST_APP_NAME\" \"$DUNST_DESKTOP_ENTRY\" \"$DUNST_SUMMARY\" >> \(recorded)\n",
+            permissions: 0o755)
+        let rules = "[reminders]\n    desktop_entry = org.example.Reminders\n    script = \(directory.path)/record\n"
+        let session = try DunstSession(directory: directory, bus: bus, rules: rules)
+        defer { session.stop() }
+        try directory.write(
+            "data/applications/org.example.Reminders.desktop",
+            "[Desktop Entry]\nType=Application\nName=Reminders\nName[de]=Erinnerungen\nExec=true\n")
+        try directory.write("config/chimed.conf", "[Daemon]\nDeliver=desktop\n")
+        let (daemon, _) = try startChimed(
+            directory, bus: bus, arguments: ["--user"],
+            environment: [
+                "XDG_DATA_HOME": directory.path + "/data", "XDG_DATA_DIRS": directory.path + "/none",
+                "LANG": "de_DE.UTF-8",
+            ])
+        defer { daemon.wait(timeout: 0) }
+        let chimectl = BinaryLocator.path(of: "chimectl")
+        for (app, title) in [("org.example.Reminders", "Tee"), ("org.example.Unlisted", "Kaffee")] {
+            let added = try ProcessRunner.run(
+                chimectl, ["add", "--app=\(app)", "--id=\(title)", "--in=1s", "--title=\(title)"],
+                environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            #expect(added.status == 0, "\(added.standardError)")
+        }
+        try session.waitFor("two bubbles: \(daemon.standardError)") {
+            try session.dunstctl("count", "displayed").standardOutput == "2\n"
+        }
+        try session.waitFor("the rule's script") { FileManager.default.fileExists(atPath: recorded) }
+        #expect(try String(contentsOfFile: recorded, encoding: .utf8) == "Erinnerungen|org.example.Reminders|Tee\n")
+        _ = try session.dunstctl("close-all")
+        let closed = try session.closedBubbles().map { "\($0.appName): \($0.summary)" }.sorted()
+        #expect(closed == ["Erinnerungen: Tee", "org.example.Unlisted: Kaffee"])
         daemon.signal(SIGTERM)
         #expect(daemon.wait(timeout: 10) == 0)
     }

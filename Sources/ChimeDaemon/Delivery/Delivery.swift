@@ -20,6 +20,9 @@ public struct Delivery: Sendable {
     /// The backends that were done with this occurrence when the run that handed it over ended (killed, crashed):
     /// delivered again after a restart, it goes only to the others.
     public var finishedBackends: Set<String> = []
+    /// The application whose request this is (its desktop-file id), for the backends that show who it is from;
+    /// `nil` for the instance's own notifications.
+    public var appID: String?
 
     public init(notification: ScheduledNotification, fireTime: Date, missedCount: Int = 0) {
         self.notification = notification
@@ -86,14 +89,17 @@ public struct BackendContext: Sendable {
     public var responder: any NotificationResponding
     /// chimed's environment (`DBUS_SESSION_BUS_ADDRESS`, `LANG`, …).
     public var environment: [String: String]
+    /// Where an application's name is found, for a delivery of its request; `nil` names it by its id.
+    public var applicationNames: (any ApplicationNames)?
 
     public init(
         log: any EventLog, clock: any WallClock, responder: any NotificationResponding,
-        environment: [String: String]
+        environment: [String: String], applicationNames: (any ApplicationNames)? = nil
     ) {
         self.log = log
         self.clock = clock
         self.responder = responder
         self.environment = environment
+        self.applicationNames = applicationNames
     }
 }

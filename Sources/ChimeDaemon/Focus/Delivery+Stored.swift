@@ -55,6 +55,7 @@ extension Delivery {
         if !finishedBackends.isEmpty {
             members.append(("finished_backends", .array(finishedBackends.sorted().map(JSONValue.string))))
         }
+        add("app_id", appID)
         return .object(members)
     }
 
@@ -100,5 +101,6 @@ extension Delivery {
         self.notification.dismissAcknowledges = object["dismiss_acknowledges"] as? Bool ?? true
         isSoundSuppressed = object["sound_suppressed"] as? Bool ?? false
         finishedBackends = Set(object["finished_backends"] as? [String] ?? [])
+        appID = object["app_id"] as? String
     }
 }

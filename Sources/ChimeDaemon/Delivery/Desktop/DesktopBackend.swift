@@ -123,7 +123,8 @@ public actor DesktopBackend: ShowingBackend {
         let replacing = thread.map(bubbles.serverID(ofThread:)) ?? bubbles.serverID(of: delivery.notification.id)
         let earlier = thread == nil ? 0 : bubbles.count(in: replacing)
         let request = NotifyRequest(
-            delivery, settings: settings, capabilities: capabilities, replacing: replacing, earlierInThread: earlier)
+            delivery, settings: settings, capabilities: capabilities, replacing: replacing, earlierInThread: earlier,
+            applicationName: delivery.appID.flatMap { context.applicationNames?.name(of: $0) })
         early.callStarted()
         defer { early.callEnded() }
         let (serverID, sender) = try await call(bus, "Notify", arguments: { try request.append(to: &$0) }) { reader in

@@ -38,12 +38,14 @@ struct NotifyRequest: Sendable, Equatable {
     /// - `Thread=`: the bubble replaces the thread's (`replacesID`), its body ends with "and N more" for the
     ///   `earlierInThread` deliveries it stands for too, and a server that stacks by tag gets the thread as its
     ///   `x-dunst-stack-tag` and `x-canonical-private-synchronous`.
+    /// - An application's request is sent as the application's: its `applicationName` (its id without one) and
+    ///   `desktop-entry` = its id, so that the desktop shows its icon and applies its notification settings.
     init(
         _ delivery: Delivery, settings: DesktopSettings, capabilities: Set<String>, replacing replacesID: UInt32,
-        earlierInThread: Int = 0
+        earlierInThread: Int = 0, applicationName: String? = nil
     ) {
         let notification = delivery.notification
-        appName = settings.appName
+        appName = delivery.appID.map { applicationName ?? $0 } ?? settings.appName
         self.replacesID = replacesID
         appIcon = notification.icon ?? ""
         summary = notification.title
@@ -57,7 +59,7 @@ struct NotifyRequest: Sendable, Equatable {
         actions = capabilities.contains("actions") ? offered.flatMap { [$0.key, $0.label] } : []
         hints = [Hint(key: "urgency", value: .byte(Self.urgencyLevel(notification.urgency)))]
         if let category = notification.category { hints.append(Hint(key: "category", value: .string(category))) }
-        hints.append(Hint(key: "desktop-entry", value: .string(settings.desktopEntry)))
+        hints.append(Hint(key: "desktop-entry", value: .string(delivery.appID ?? settings.desktopEntry)))
         if let thread = notification.thread {
             for key in ["x-dunst-stack-tag", "x-canonical-private-synchronous"] where capabilities.contains(key) {
                 hints.append(Hint(key: key, value: .string(thread)))
