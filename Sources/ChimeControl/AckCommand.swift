@@ -21,6 +21,7 @@ struct AckCommand: Command {
           --user                the calling user's instance
           --state-dir=DIR       the instance's state directory
           --runtime-dir=DIR     the instance's runtime directory
+          --config-dir=DIR      the instance's configuration directories, for the hint to start it
           -h, --help            show this help
 
         Exit status: 0 when every ID was acknowledged, 1 when one was not (the others still are), 64 on usage

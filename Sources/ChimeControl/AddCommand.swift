@@ -8,7 +8,8 @@ struct AddCommand: Command {
     static let name = "add"
     static let summary = "Schedule a notification from the command line; it is kept across restarts"
     static let usage =
-        "chimectl add --title=TEXT (--in=SPAN | --at=TIME | --on-calendar=SPEC | --every=SPAN | --rrule=RULE) [OPTIONS]"
+        "chimectl add --title=TEXT (--in=SPAN | --at=TIMESTAMP | --on-calendar=SPEC | --every=SPAN | --rrule=RULE | "
+        + "--rdate=TIME) [OPTIONS]"
     static let help = """
         Writes the request as STATE_DIR/added/ID.notification, a notification file like any other (see
         chime.notification(5)), makes chimed rebuild its schedule, and prints the id and the next fire date in

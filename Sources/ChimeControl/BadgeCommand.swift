@@ -22,6 +22,7 @@ struct BadgeCommand: Command {
           --user                the calling user's instance
           --state-dir=DIR       the instance's state directory
           --runtime-dir=DIR     the instance's runtime directory
+          --config-dir=DIR      the instance's configuration directories, for the hint to start it
           -h, --help            show this help
 
         Exit status: 0, 1 on failure, 64 on usage errors.

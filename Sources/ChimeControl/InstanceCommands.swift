@@ -218,6 +218,9 @@ struct ListCommand: Command {
                                 whether they are disabled)
           --user                the calling user's instance
           --runtime-dir=DIR     the instance's runtime directory
+          --config-dir=DIR      the instance's configuration directories, looked at for files changed since
+                                chimed's last rebuild; repeatable
+          --state-dir=DIR       the instance's state directory
           -h, --help            show this help
 
         Exit status: 0, or 1 when chimed is not running.
@@ -299,6 +302,8 @@ struct NextCommand: Command {
           --json                {"id":…,"title":…,"next":…,"next_local":…,"trigger":…}, or null
           --user                the calling user's instance
           --runtime-dir=DIR     the instance's runtime directory
+          --config-dir=DIR      the instance's configuration directories, for the hint to start it
+          --state-dir=DIR       the instance's state directory, for the hint to start it
           -h, --help            show this help
 
         Exit status: 0, or 1 when chimed is not running.
@@ -338,6 +343,9 @@ struct StatusCommand: Command {
                                 "last_error":…,"runtime_directory":…,"problems":[…]}
           --user                the calling user's instance
           --runtime-dir=DIR     the instance's runtime directory
+          --config-dir=DIR      the instance's configuration directories, looked at for files changed since
+                                chimed's last rebuild; repeatable
+          --state-dir=DIR       the instance's state directory
           -h, --help            show this help
 
         Exit status: 0 when chimed runs, 3 when it does not (as systemctl status).
@@ -408,6 +416,8 @@ struct ReloadCommand: Command {
           --json                {"scheduled":…,"last_rebuild":…,"last_error":…,"problems":[…]}
           --user                the calling user's instance
           --runtime-dir=DIR     the instance's runtime directory
+          --config-dir=DIR      the instance's configuration directories, for the hint to start it
+          --state-dir=DIR       the instance's state directory, for the hint to start it
           -h, --help            show this help
 
         Exit status: 0 when the rebuild finished, 1 otherwise.

@@ -34,14 +34,17 @@ struct NotificationRequest {
         "exdate", "randomized-delay", "accuracy",
     ]
 
+    /// The options that say when it fires, one of which is required.
+    static let whenOptions = ["in", "at", "on-calendar", "every", "rrule", "rdate"]
+
     /// Builds the file for `id` from the options of `chimectl add`.
     init(_ arguments: ParsedArguments, id: String, context: CommandContext) throws(UsageError) {
         self.id = id
         guard let title = arguments.value("title") else { throw UsageError("--title is required") }
         guard !title.isEmpty else { throw UsageError("--title cannot be empty") }
-        let triggers = ["in", "at", "on-calendar", "every", "rrule", "rdate"]
-        guard triggers.contains(where: { !arguments.all($0).isEmpty }) else {
-            throw UsageError("say when: --in, --at, --on-calendar, --every, --rrule or --rdate")
+        guard Self.whenOptions.contains(where: { !arguments.all($0).isEmpty }) else {
+            let named = Self.whenOptions.map { "--" + $0 }
+            throw UsageError("say when: " + named.dropLast().joined(separator: ", ") + " or " + named.last!)
         }
         let now = context.now
         // Relative times are read in the zone the file will be read in.

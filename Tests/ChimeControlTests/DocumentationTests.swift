@@ -200,7 +200,7 @@ import Testing
 }
 
 /// The parts of a man page in roff (man macros) that the documentation checks look at.
-private struct ManPage {
+struct ManPage {
     struct Section {
         var title: String
         /// The entries of the section, as plain text: each line that follows a `.PP` or `.TP` outside an indented
