@@ -24,8 +24,19 @@ public struct TZDataSource: ZoneSource {
         FileManager.default.contents(atPath: directory + "/" + name).map(Array.init)
     }
 
-    /// The files under the directory, without the `posix/` and `right/` copies of the whole database.
+    /// The files under the directory, without the `posix/` and `right/` copies of the whole database: listed once
+    /// per directory and process, since a suggestion is asked for at every misspelt zone (a fuzzer asks thousands of
+    /// times), and a zone added meanwhile only goes unsuggested.
     public func zoneNames() -> [String] {
+        if let known = Self.listed.withLock({ $0[directory] }) { return known }
+        let names = listZoneNames()
+        Self.listed.withLock { $0[directory] = names }
+        return names
+    }
+
+    private static let listed = Locked<[String: [String]]>([:])
+
+    private func listZoneNames() -> [String] {
         guard let walk = FileManager.default.enumerator(atPath: directory) else { return [] }
         var names: [String] = []
         while let name = walk.nextObject() as? String {
