@@ -16,11 +16,10 @@ public final class Daemon: @unchecked Sendable {
     private let clock = SystemWallClock()
     private let log: any EventLog
     private let messages: ServiceManagerMessages
-    private let dispatcher: Dispatcher
+    private let pipeline: DeliveryPipeline
     private let scheduler: Scheduler
     private let rebuilder: ScheduleRebuilder
     private let applications: ApplicationInterface
-    private let focus: FocusGate
     /// The desktop's do-not-disturb, followed by a user instance, and the settings database GNOME's is read from.
     private var desktopFocus: DesktopDoNotDisturb?
     private let desktopSettings: (any SettingsDatabase)?
@@ -60,26 +59,29 @@ public final class Daemon: @unchecked Sendable {
         let queue = self.queue
         let clock = self.clock
         messages = ServiceManagerMessages(log: log)
-        dispatcher = Dispatcher(backends: [], defaultBackends: ["journal"], clock: SystemWallClock(), log: log)
-        focus = FocusGate(
-            target: dispatcher, clock: clock, timer: DispatchWallTimer(queue: queue), log: log,
-            store: FileHeldDeliveryStore(directory: options.stateDirectory, log: log),
-            later: { queue.async(execute: $0) })
+        let badge = InstanceBadge(stateDirectory: options.stateDirectory, environment: environment, log: log)
+        let requests = ApplicationRequests(stateDirectory: options.stateDirectory)
+        let appBadges = ApplicationBadges(requests: requests, environment: environment, log: log)
+        let signals = ApplicationSignals(queue: queue, log: log)
+        let dispatcher = Dispatcher(backends: [], defaultBackends: ["journal"], clock: SystemWallClock(), log: log)
+        pipeline = DeliveryPipeline(
+            dispatcher: dispatcher, heldStore: FileHeldDeliveryStore(directory: options.stateDirectory, log: log),
+            instanceBadge: badge, applicationBadges: appBadges, signals: signals, clock: clock,
+            focusTimer: DispatchWallTimer(queue: queue), queue: queue, log: log)
+        let focus = pipeline.focus
         scheduler = Scheduler(
-            clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: focus, log: log,
+            clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: pipeline.head, log: log,
             store: FileHistoryStore(directory: options.stateDirectory, overflowDirectory: options.runtimeDirectory),
             snoozeStore: FileSnoozeStore(directory: options.stateDirectory, log: log),
             repeatStore: FileRepeatStore(directory: options.stateDirectory, log: log))
         scheduler.delaySeeds = MachineSeed.delaySeeds()
         let answers = NotificationAnswers(
-            queue: queue, scheduler: scheduler, clock: clock, log: log, environment: environment)
+            queue: queue, scheduler: scheduler, signals: signals, clock: clock, log: log, environment: environment)
         let registry = BackendRegistry(
             factories: factories,
             context: BackendContext(
                 log: log, clock: clock, responder: answers, environment: environment,
                 applicationNames: applicationNames))
-        let badge = InstanceBadge(stateDirectory: options.stateDirectory, environment: environment, log: log)
-        let requests = ApplicationRequests(stateDirectory: options.stateDirectory)
         let added = AddedRequests(directories: [options.addedDirectory, requests.directory])
         let reporter = ScheduleReporter(
             queue: queue, scheduler: scheduler, focus: focus, badge: badge, messages: messages,
@@ -87,17 +89,15 @@ public final class Daemon: @unchecked Sendable {
         focus.changed = { reporter.scheduleChanged() }
         let rebuilder = ScheduleRebuilder(
             options: options, environment: environment, queue: queue, clock: clock, scheduler: scheduler,
-            dispatcher: dispatcher, focus: focus, registry: registry, badge: badge, reporter: reporter,
+            pipeline: pipeline, registry: registry, badge: badge, reporter: reporter,
             messages: messages, log: log)
         self.rebuilder = rebuilder
         let wakeRefusal = SystemWaking.install(
             into: scheduler, instance: options.instance, queue: queue, environment: environment, log: log)
         rebuilder.wakeSystemRefusal = wakeRefusal
-        let appBadges = ApplicationBadges(
-            requests: requests, environment: environment, log: log,
-            isShown: { rebuilder.configuration.presentation.badge })
         applications = ApplicationInterface(
             queue: queue, requests: requests, scheduler: scheduler, rebuilder: rebuilder, badges: appBadges,
+            signals: signals,
             registry: registry, reporter: reporter, clock: clock, environment: environment, log: log)
         if options.instance == .system {
             let wake = WakeService(
@@ -107,27 +107,7 @@ public final class Daemon: @unchecked Sendable {
             queue.async { wake.restore() }
         }
 
-        // Each delivery: stripped to what chimed.conf's [Presentation] allows, and its Badge= applied; the badge
-        // is written once per fire, not once per delivery.
-        let applications = self.applications
-        answers.answered = { delivery, action in applications.answered(delivery, action: action) }
-        scheduler.willDeliver = { delivery in
-            rebuilder.configuration.presentation.strip(&delivery)
-            // An application's request (looked up once per delivery) changes the application's badge and is
-            // signalled to it; anything else changes chime's own badge.
-            if let request = requests.request(ofScheduleID: delivery.notification.id) {
-                delivery.appID = request.appID
-                appBadges.apply(to: &delivery, of: request.appID)
-                applications.handedOff(delivery, appID: request.appID, id: request.id)
-            } else {
-                badge.apply(to: &delivery)
-            }
-        }
-        scheduler.afterFire = {
-            badge.saveIfChanged()
-            appBadges.saveIfChanged()
-            reporter.scheduleChanged()
-        }
+        scheduler.afterFire = { reporter.scheduleChanged() }
         // A finished request's file is removed once its delivery is done (`AddedRequests`).
         scheduler.pinnedSource = { added.contains($0) }
         let addedDirectory = options.addedDirectory + "/"
@@ -209,7 +189,7 @@ public final class Daemon: @unchecked Sendable {
                 ?? BusConnection.sessionBusAddress(environment: environment)
         else { return }
         let queue = self.queue
-        let focus = self.focus
+        let focus = pipeline.focus
         let monitor = DesktopDoNotDisturb(address: address, settings: desktopSettings) { source in
             queue.async { focus.desktopChanged(source) }
         }
@@ -304,7 +284,7 @@ public final class Daemon: @unchecked Sendable {
         messages.send("STOPPING=1\nSTATUS=Stopping")
         log.record(DaemonEvent(.stopping, "Stopping on signal \(number); waiting for deliveries in flight."))
         scheduler.saveState()
-        let drained = dispatcher.drain(within: .seconds(5))
+        let drained = pipeline.dispatcher.drain(within: .seconds(5))
         if !drained {
             log.record(
                 DaemonEvent(.stopping, "Deliveries still in flight after 5 s; exiting anyway.", priority: .warning))

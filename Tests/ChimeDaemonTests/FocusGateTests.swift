@@ -233,7 +233,7 @@ import Testing
         delivery.badge = 3
         delivery.isSnoozed = true
         delivery.isSoundSuppressed = true
-        delivery.appID = "org.example.Reminders"
+        delivery.origin = .application(appID: "org.example.Reminders", id: "exam")
         let plain = Delivery(
             notification: ScheduledNotification(id: "tea", title: "Tea", trigger: Trigger()),
             fireTime: TestDate.timestamp("2026-12-01 23:00 UTC"))

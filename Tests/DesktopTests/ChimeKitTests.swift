@@ -13,20 +13,21 @@ import Testing
         defer { session.stop() }
         let center = try NotificationCenter(applicationID: "org.example.Reminders", busAddress: session.bus.address)
         let deliveries = try await center.deliveries()
-        // The first call starts chimed; the exam is due two seconds after it answers, which the calls below need.
+        // The first call starts chimed. The exam is due in an hour while the calls below (seconds on a busy machine)
+        // list and refuse; then it is replaced by one due in two seconds.
         #expect(try await center.badgeCount() == 0)
 
-        let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 2).rounded(.up))
+        let inAnHour = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 3600).rounded(.up))
         let content = NotificationContent(
             title: "Exam: Linear Algebra", body: "Room 4B, bring a pencil", badge: "+1",
             actions: [(key: "open", label: "Open the timetable")], userInfo: [(key: "room", value: "4B")])
-        let exam = NotificationRequest(identifier: "exam", content: content, trigger: .date(due))
-        #expect(try await center.add(exam) == due)
+        let exam = NotificationRequest(identifier: "exam", content: content, trigger: .date(inAnHour))
+        #expect(try await center.add(exam) == inAnHour)
         let weekly = NotificationRequest(
             identifier: "weekly", content: NotificationContent(title: "Week ahead"),
             trigger: .calendar(["Mon 07:00"], timeZone: "Europe/Berlin"))
         let weeklyNext = try #require(try await center.add(weekly))
-        #expect(weeklyNext > due)
+        #expect(weeklyNext > Date())
 
         // An RFC 5545 rule, as a calendar repeats an event: the last Friday of each month at 17:00 in Berlin, taken
         // as strings and given back as sent.
@@ -47,11 +48,13 @@ import Testing
 
         // What comes back is what was sent.
         let pending = try await center.pendingNotificationRequests()
-        #expect(pending.map(\.request.identifier) == ["exam", "weekly"])
-        #expect(pending.first?.request == exam)
-        #expect(pending.first?.nextFireDate == due)
-        #expect(pending.last?.request == weekly)
-        #expect(pending.last?.nextFireDate == weeklyNext)
+        #expect(pending.map(\.request.identifier).sorted() == ["exam", "weekly"])
+        let listedExam = pending.first { $0.request.identifier == "exam" }
+        #expect(listedExam?.request == exam)
+        #expect(listedExam?.nextFireDate == inAnHour)
+        let listedWeekly = pending.first { $0.request.identifier == "weekly" }
+        #expect(listedWeekly?.request == weekly)
+        #expect(listedWeekly?.nextFireDate == weeklyNext)
 
         // Refusals are Swift errors with chimed's message.
         await #expect(
@@ -72,6 +75,9 @@ import Testing
 
         try await center.removePendingNotificationRequests(withIdentifiers: ["weekly"])
         #expect(try await center.pendingNotificationRequests().map(\.request.identifier) == ["exam"])
+        let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 2).rounded(.up))
+        #expect(
+            try await center.add(NotificationRequest(identifier: "exam", content: content, trigger: .date(due))) == due)
 
         // The delivery, as the application hears of it.
         var iterator = deliveries.makeAsyncIterator()

@@ -150,7 +150,7 @@ struct DesktopBackendTests {
         defer { harness.tearDown() }
         for app in ["org.example.Reminders", "org.example.Unlisted"] {
             var delivery = Self.delivery("tea")
-            delivery.appID = app
+            delivery.origin = .application(appID: app, id: "tea")
             try await harness.backend.deliver(delivery, deliveredAt: Date())
         }
         let calls = harness.notifyCalls(count: 2)

@@ -20,14 +20,27 @@ public struct Delivery: Sendable {
     /// The backends that were done with this occurrence when the run that handed it over ended (killed, crashed):
     /// delivered again after a restart, it goes only to the others.
     public var finishedBackends: Set<String> = []
+    /// Where its notification came from: an application's request is shown, counted and signalled as that
+    /// application's.
+    public var origin: DeliveryOrigin = .file
+    /// The held deliveries a summary of quiet hours stands for (`QuietSummary`); empty for any other. What each
+    /// of them does besides being shown (a badge, a signal to its application) is done when the summary goes out.
+    public var summarizes: [Delivery] = []
+
     /// The application whose request this is (its desktop-file id), for the backends that show who it is from;
     /// `nil` for the instance's own notifications.
-    public var appID: String?
+    public var appID: String? { origin.appID }
 
     public init(notification: ScheduledNotification, fireTime: Date, missedCount: Int = 0) {
         self.notification = notification
         self.fireTime = fireTime
         self.missedCount = missedCount
+    }
+
+    /// A delivery of the notification `entry` loaded, knowing where it came from.
+    init(of entry: LoadedNotification, fireTime: Date, missedCount: Int = 0) {
+        self.init(notification: entry.notification, fireTime: fireTime, missedCount: missedCount)
+        origin = entry.deliveryOrigin
     }
 }
 

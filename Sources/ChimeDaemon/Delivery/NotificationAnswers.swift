@@ -14,15 +14,15 @@ final class NotificationAnswers: NotificationResponding, @unchecked Sendable {
     private let log: any EventLog
     /// chimed's environment: the base of an `ExecAction=` program's, and `TZ`.
     private let environment: [String: String]
-    /// Told of each answer on the scheduler's queue: the action chosen, or `nil` when the user dismissed the
-    /// bubble (the application interface passes it on). Set before the first delivery.
-    var answered: ((_ delivery: Delivery, _ action: String?) -> Void)?
+    /// Told of each answer to an application's request, on the scheduler's queue.
+    private let signals: ApplicationSignals?
 
     init(
-        queue: DispatchQueue, scheduler: Scheduler, clock: any WallClock, log: any EventLog,
-        environment: [String: String]
+        queue: DispatchQueue, scheduler: Scheduler, signals: ApplicationSignals?, clock: any WallClock,
+        log: any EventLog, environment: [String: String]
     ) {
         self.queue = queue
+        self.signals = signals
         self.scheduler = scheduler
         self.clock = clock
         self.log = log
@@ -61,7 +61,7 @@ final class NotificationAnswers: NotificationResponding, @unchecked Sendable {
             if key == "ack" || key == "default" || (key == "dismiss" && notification.dismissAcknowledges) {
                 scheduler.acknowledge([notification.id], by: "the desktop action '\(key)'")
             }
-            answered?(delivery, key)
+            signals?.answered(delivery, action: key)
         }
     }
 
@@ -117,7 +117,7 @@ final class NotificationAnswers: NotificationResponding, @unchecked Sendable {
             if delivery.notification.dismissAcknowledges {
                 scheduler.acknowledge([delivery.notification.id], by: "the user closing the bubble")
             }
-            answered?(delivery, nil)
+            signals?.answered(delivery, action: nil)
         }
     }
 }

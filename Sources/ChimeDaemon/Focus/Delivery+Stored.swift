@@ -55,7 +55,15 @@ extension Delivery {
         if !finishedBackends.isEmpty {
             members.append(("finished_backends", .array(finishedBackends.sorted().map(JSONValue.string))))
         }
-        add("app_id", appID)
+        switch origin {
+        case .file: break
+        case .generator: add("origin", "generator")
+        case .added: add("origin", "added")
+        case .application(let appID, let id):
+            add("origin", "application")
+            add("app_id", appID)
+            add("app_request", id)
+        }
         return .object(members)
     }
 
@@ -101,6 +109,14 @@ extension Delivery {
         self.notification.dismissAcknowledges = object["dismiss_acknowledges"] as? Bool ?? true
         isSoundSuppressed = object["sound_suppressed"] as? Bool ?? false
         finishedBackends = Set(object["finished_backends"] as? [String] ?? [])
-        appID = object["app_id"] as? String
+        switch object["origin"] as? String {
+        case "generator": origin = .generator
+        case "added": origin = .added
+        case "application":
+            if let appID = object["app_id"] as? String, let request = object["app_request"] as? String {
+                origin = .application(appID: appID, id: request)
+            }
+        default: origin = .file
+        }
     }
 }

@@ -38,6 +38,7 @@ enum QuietSummary {
         notification.info = [("held_ids", held.map(\.notification.id).joined(separator: " "))]
         var delivery = Delivery(notification: notification, fireTime: now)
         delivery.isSoundSuppressed = held.allSatisfy(\.isSoundSuppressed)
+        delivery.summarizes = held
         return delivery
     }
 

@@ -30,13 +30,13 @@ final class ApplicationInterface: @unchecked Sendable {
     private let scheduler: Scheduler
     private let rebuilder: ScheduleRebuilder
     private let badges: ApplicationBadges
+    private let signals: ApplicationSignals
     private let registry: BackendRegistry
     private let reporter: ScheduleReporter
     private let clock: any WallClock
     private let environment: [String: String]
     private let log: any EventLog
     /// Kept open for the life of the daemon.
-    private var connection: BusConnection?
     private let quota: ApplicationRequestQuota
     // Set by `start` before the object is exported, read on the bus queue.
     private var authorization: CallerAuthorization?
@@ -46,10 +46,12 @@ final class ApplicationInterface: @unchecked Sendable {
 
     init(
         queue: DispatchQueue, requests: ApplicationRequests, scheduler: Scheduler, rebuilder: ScheduleRebuilder,
-        badges: ApplicationBadges, registry: BackendRegistry, reporter: ScheduleReporter, clock: any WallClock,
+        badges: ApplicationBadges, signals: ApplicationSignals, registry: BackendRegistry, reporter: ScheduleReporter,
+        clock: any WallClock,
         environment: [String: String], log: any EventLog
     ) {
         self.badges = badges
+        self.signals = signals
         self.registry = registry
         self.reporter = reporter
         self.queue = queue
@@ -80,13 +82,13 @@ final class ApplicationInterface: @unchecked Sendable {
             throw BusMethodError(
                 name: "org.freedesktop.DBus.Error.AddressInUse", message: "\(Self.name) is owned by another process")
         }
-        queue.async { self.connection = connection }
+        queue.async { self.signals.use(connection) }
     }
 
     /// The bus closed the connection: says so, and connects again, after 1 s and then twice as long each time it
     /// cannot (at most a minute), until it can.
     private func lost(address: String, isSystemBus: Bool) {
-        queue.async { self.connection = nil }
+        queue.async { self.signals.use(nil) }
         log.record(
             DaemonEvent(
                 .systemError,
@@ -106,49 +108,6 @@ final class ApplicationInterface: @unchecked Sendable {
             } catch {
                 delay = min(delay * 2, .seconds(60))
             }
-        }
-    }
-
-    /// Emits `Delivered(app_id, id, fire_usec)` for the delivery of `appID`'s request `id`.
-    func handedOff(_ delivery: Delivery, appID: String, id: String) {
-        guard let connection else { return }
-        let fireTime = delivery.fireTime.epochMicroseconds
-        connection.emitSignal(path: Self.path, interface: Self.interface, member: "Delivered") { writer in
-            try writer.append(appID)
-            try writer.append(id)
-            try writer.append(.int64(fireTime))
-        }
-    }
-
-    /// The user answered a bubble of an application's request: `ActionInvoked(app_id, id, action, info)` for an
-    /// action (the plain click is `default`), `Dismissed(app_id, id)` when it was closed.
-    func answered(_ delivery: Delivery, action: String?) {
-        guard let connection, let (appID, id) = ApplicationRequests.parts(ofScheduleID: delivery.notification.id),
-            ApplicationRequests.isValidAppID(appID)
-        else { return }
-        guard let action else {
-            connection.emitSignal(path: Self.path, interface: Self.interface, member: "Dismissed") { writer in
-                try writer.append(appID)
-                try writer.append(id)
-            }
-            return
-        }
-        let info = delivery.notification.info
-        if !["snooze", "dismiss"].contains(action) {
-            ApplicationActivator(log: log).activate(appID, id: id, action: action, info: info, on: connection)
-        }
-        connection.emitSignal(path: Self.path, interface: Self.interface, member: "ActionInvoked") { writer in
-            try writer.append(appID)
-            try writer.append(id)
-            try writer.append(action)
-            try writer.openContainer("a", contents: "{ss}")
-            for (key, value) in info {
-                try writer.openContainer("e", contents: "ss")
-                try writer.append(key)
-                try writer.append(value)
-                try writer.closeContainer()
-            }
-            try writer.closeContainer()
         }
     }
 
@@ -363,7 +322,7 @@ final class ApplicationInterface: @unchecked Sendable {
         if next == nil {
             scheduler.withdraw([scheduleID])
         } else if let date = scheduler.place(
-            LoadedNotification(notification: request.notification, source: requests.path(appID: appID, id: id)))
+            LoadedNotification(application: request.notification, source: requests.path(appID: appID, id: id)))
         {
             // The schedule's own answer: a request added again keeps its first sighting (Every='s anchor).
             placed = date.epochMicroseconds

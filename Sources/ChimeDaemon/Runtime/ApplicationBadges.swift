@@ -12,20 +12,22 @@ final class ApplicationBadges: @unchecked Sendable {
     private let requests: ApplicationRequests
     private let environment: [String: String]
     private let log: any EventLog
-    private let isShown: () -> Bool
+    /// chimed.conf's `[Presentation] Badge=`.
+    private var isShown = true
     /// The numbers read or set so far.
     private var counts: [String: Int] = [:]
     private var changed: Set<String> = []
     private var launchers: [String: UnityLauncherBadge] = [:]
     private let publishing = DispatchQueue(label: "chimed.app-badges", qos: .utility)
 
-    init(
-        requests: ApplicationRequests, environment: [String: String], log: any EventLog,
-        isShown: @escaping () -> Bool
-    ) {
+    init(requests: ApplicationRequests, environment: [String: String], log: any EventLog) {
         self.requests = requests
         self.environment = environment
         self.log = log
+    }
+
+    /// Takes chimed.conf's `[Presentation] Badge=`: whether the numbers are shown on launchers.
+    func configure(isShown: Bool) {
         self.isShown = isShown
     }
 
@@ -73,7 +75,7 @@ final class ApplicationBadges: @unchecked Sendable {
     }
 
     private func publish(_ appID: String) {
-        guard isShown() else { return }
+        guard isShown else { return }
         let launcher = launchers[appID] ?? makeLauncher(appID)
         let count = counts[appID] ?? 0
         publishing.async { launcher.publish(count) }

@@ -92,15 +92,6 @@ public struct ApplicationRequests: Sendable {
         return (String(scheduleID[..<colon]), String(scheduleID[scheduleID.index(after: colon)...]))
     }
 
-    /// The application and request a delivered notification's schedule id names, when it is an application's
-    /// request still stored (a file's id may hold a `:` too).
-    public func request(ofScheduleID scheduleID: String) -> (appID: String, id: String)? {
-        guard let (appID, id) = Self.parts(ofScheduleID: scheduleID), Self.isValidAppID(appID),
-            FileManager.default.fileExists(atPath: path(appID: appID, id: id))
-        else { return nil }
-        return (appID, id)
-    }
-
     public func path(appID: String, id: String) -> String {
         "\(directory)/\(appID)/\(id).notification"
     }

@@ -3,40 +3,78 @@ import Foundation
 
 /// A notification as loaded, with where it came from.
 public struct LoadedNotification: Sendable {
+    /// Which kind of source it came from.
+    public enum Kind: UInt64, Sendable {
+        /// A notification file of the configuration directories.
+        case file = 0
+        /// A line of a generator's output.
+        case generator = 1
+        /// A request of `chimectl add`.
+        case added = 2
+        /// An application's request (its id is `APP_ID:ID`, `ApplicationRequests.scheduleID`).
+        case application = 3
+    }
+
     public var notification: ScheduledNotification
     /// The file (or generator, or runtime request) it came from.
     public var source: String
-    /// The line of `source` it came from, where that is one line (a generator's output).
-    public var line: Int? {
-        origin & 1 == 0 && origin != 0 ? Int(origin >> 1) : nil
-    }
-    /// For a notification read from files, the fingerprint of their bytes (`NotificationBytes`), by which
-    /// `FileReuse` knows them again at the next rebuild.
-    func wasRead(from bytes: NotificationBytes) -> Bool {
-        origin == Self.origin(of: bytes.fingerprint) && source == bytes.paths[0]
-    }
-    /// Whether it was read from files whose fingerprint it keeps.
-    var fingerprinted: Bool { origin & 1 == 1 }
-    /// One word for `line` or the files' fingerprint, which never come together: the line number shifted left, or
-    /// the fingerprint with its lowest bit set; 0 for neither. It fits where the entry had padding, and each of a
-    /// million entries stays 136 bytes.
+    /// The kind, and a generator's line or the files' fingerprint, in one word: the payload shifted left by two,
+    /// the kind in the two lowest bits. It fits where the entry had padding, and each of a million entries stays
+    /// 136 bytes.
     private let origin: UInt64
 
+    /// One from `source`: a generator's line `line`, or a file without a fingerprint (`line` nil).
     public init(notification: ScheduledNotification, source: String, line: Int? = nil) {
         self.notification = notification
         self.source = source
-        origin = line.map { UInt64(clamping: max($0, 0)) << 1 } ?? 0
+        origin = line.map { UInt64(clamping: max($0, 0)) << 2 | Kind.generator.rawValue } ?? Kind.file.rawValue
     }
 
     /// Read from the files of `source` whose fingerprint is `fingerprint` (0: files not to be known again).
-    init(notification: ScheduledNotification, source: String, fingerprint: Int) {
+    init(notification: ScheduledNotification, source: String, fingerprint: Int, kind: Kind = .file) {
         self.notification = notification
         self.source = source
-        origin = fingerprint == 0 ? 0 : Self.origin(of: fingerprint)
+        origin = Self.payload(of: fingerprint) << 2 | kind.rawValue
     }
 
-    private static func origin(of fingerprint: Int) -> UInt64 {
-        UInt64(bitPattern: Int64(fingerprint)) | 1
+    /// An application's request, read from `source`.
+    public init(application notification: ScheduledNotification, source: String) {
+        self.notification = notification
+        self.source = source
+        origin = Kind.application.rawValue
+    }
+
+    public var kind: Kind { Kind(rawValue: origin & 3)! }
+
+    /// The line of `source` it came from, where that is one line (a generator's output).
+    public var line: Int? {
+        kind == .generator && origin >> 2 != 0 ? Int(origin >> 2) : nil
+    }
+
+    /// For a notification read from files, whether they are the files of `bytes` (their fingerprint and path):
+    /// how `FileReuse` knows them again at the next rebuild.
+    func wasRead(from bytes: NotificationBytes) -> Bool {
+        fingerprinted && origin >> 2 == Self.payload(of: bytes.fingerprint) && source == bytes.paths[0]
+    }
+
+    /// Whether it was read from files whose fingerprint it keeps.
+    var fingerprinted: Bool { (kind == .file || kind == .added) && origin >> 2 != 0 }
+
+    private static func payload(of fingerprint: Int) -> UInt64 {
+        UInt64(bitPattern: Int64(fingerprint)) & (UInt64.max >> 2)
+    }
+
+    /// Where a delivery of it comes from.
+    var deliveryOrigin: DeliveryOrigin {
+        switch kind {
+        case .file: return .file
+        case .generator: return .generator
+        case .added: return .added
+        case .application:
+            // The loader made the id of the two parts (`ApplicationRequests.scheduleID`).
+            let (appID, id) = ApplicationRequests.parts(ofScheduleID: notification.id) ?? ("", notification.id)
+            return .application(appID: appID, id: id)
+        }
     }
 
     /// The notification of the entry at `entry`, where it lies: an entry taken from a buffer by value is copied
@@ -106,11 +144,17 @@ public struct NotificationDirectorySource: ScheduleSource {
     public var directories: [String]
     /// What the directories are, for messages: "configuration directory", "directory of runtime requests".
     public var role: String
+    /// What its notifications are: the configuration's files, or `chimectl add`'s requests.
+    public var kind: LoadedNotification.Kind
     /// The notifications read from files at the load before, to take where the files did not change.
     public var reuse: FileReuse?
     var trust = FileTrust()
 
-    public init(directories: [String], role: String = "configuration directory", reuse: FileReuse? = nil) {
+    public init(
+        directories: [String], role: String = "configuration directory", kind: LoadedNotification.Kind = .file,
+        reuse: FileReuse? = nil
+    ) {
+        self.kind = kind
         self.directories = directories
         self.role = role
         self.reuse = reuse
@@ -151,7 +195,9 @@ public struct NotificationDirectorySource: ScheduleSource {
             let kept = result.diagnostics.isEmpty ? fingerprint : 0
             return (
                 result.diagnostics,
-                result.notification.map { LoadedNotification(notification: $0, source: file.path, fingerprint: kept) }
+                result.notification.map {
+                    LoadedNotification(notification: $0, source: file.path, fingerprint: kept, kind: kind)
+                }
             )
         }
         schedule.problems += searchProblems
@@ -262,7 +308,8 @@ public struct ScheduleLoader: Sendable {
                 timeout: configuration.generatorTimeout, outputLimit: configuration.generatorOutputLimit,
                 reuse: generatorReuse),
             NotificationDirectorySource(
-                directories: [options.addedDirectory], role: "directory of runtime requests", reuse: fileReuse),
+                directories: [options.addedDirectory], role: "directory of runtime requests", kind: .added,
+                reuse: fileReuse),
             ApplicationRequestSource(requests: ApplicationRequests(stateDirectory: options.stateDirectory)),
         ]
     }
@@ -366,7 +413,7 @@ public struct ApplicationRequestSource: ScheduleSource {
                     path: path)
                 schedule.problems += result.diagnostics
                 if let notification = result.notification {
-                    schedule.notifications.append(LoadedNotification(notification: notification, source: path))
+                    schedule.notifications.append(LoadedNotification(application: notification, source: path))
                 }
             }
         }

@@ -15,8 +15,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
     private let loadQueue = DispatchQueue(label: "chimed.load", qos: .utility)
     private let clock: any WallClock
     private let scheduler: Scheduler
-    private let dispatcher: Dispatcher
-    private let focus: FocusGate
+    private let pipeline: DeliveryPipeline
     private let registry: BackendRegistry
     private let badge: InstanceBadge
     private let reporter: ScheduleReporter
@@ -43,7 +42,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
 
     init(
         options: DaemonOptions, environment: [String: String], queue: DispatchQueue, clock: any WallClock,
-        scheduler: Scheduler, dispatcher: Dispatcher, focus: FocusGate, registry: BackendRegistry,
+        scheduler: Scheduler, pipeline: DeliveryPipeline, registry: BackendRegistry,
         badge: InstanceBadge, reporter: ScheduleReporter, messages: ServiceManagerMessages, log: any EventLog
     ) {
         self.options = options
@@ -51,8 +50,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
         self.queue = queue
         self.clock = clock
         self.scheduler = scheduler
-        self.dispatcher = dispatcher
-        self.focus = focus
+        self.pipeline = pipeline
         self.registry = registry
         self.badge = badge
         self.reporter = reporter
@@ -155,6 +153,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
     private func apply(_ loaded: DaemonConfiguration, namedBackends: Set<String>) {
         configuration = loaded
         badge.configure(desktopEntry: loaded.desktop.desktopEntry, isShown: loaded.presentation.badge)
+        pipeline.configure(presentation: loaded.presentation)
         for problem in loaded.diagnostics { log.record(Self.configEvent(problem)) }
         let backends = registry.backends(for: loaded)
         let names = Set(backends.map(\.name))
@@ -172,7 +171,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
                         + "fail. Start systemd-journald, or deliver elsewhere with --deliver= or chimed.conf's "
                         + "[Daemon] Deliver=.", priority: .warning))
         }
-        dispatcher.reconfigure(backends: backends, defaultBackends: defaultBackends)
+        pipeline.dispatcher.reconfigure(backends: backends, defaultBackends: defaultBackends)
         let presentation =
             "Presentation: \(loaded.presentation)."
             + (loaded.focus == FocusSettings() ? "" : " Focus: \(loaded.focus).")
@@ -198,7 +197,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
         case .failure(let error):
             log.record(DaemonEvent(.stateError, "\(error); ignoring the quiet switch", priority: .warning))
         }
-        focus.configure(settings, quietSwitch: kept, systemZone: systemZone)
+        pipeline.focus.configure(settings, quietSwitch: kept, systemZone: systemZone)
     }
 
     private func finish(

@@ -39,12 +39,10 @@ extension Scheduler {
                 !retired.contains(index), entries[index].notification.isEnabled,
                 let delay = entries[index].notification.repeatDelay(after: pending.number)
             else { continue }
-            var delivery = Delivery(
-                notification: entries[index].notification, fireTime: Date(epochMicroseconds: pending.fireTime))
+            var delivery = Delivery(of: entries[index], fireTime: Date(epochMicroseconds: pending.fireTime))
             delivery.repeatNumber = pending.number
             // The badge already counted this notification when it was first delivered.
             delivery.notification.badge = nil
-            willDeliver?(&delivery)
             repeats.insert(
                 .init(
                     id: pending.id, due: now + delay.wholeMicroseconds, number: pending.number + 1,

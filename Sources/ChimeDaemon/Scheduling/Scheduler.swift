@@ -104,8 +104,6 @@ public final class Scheduler: @unchecked Sendable {
     var userWakes: [UInt32: Int64] = [:]
     /// Runs after each fire has been handled (deliveries made, timer re-armed).
     public var afterFire: (() -> Void)?
-    /// Runs for each delivery just before it is handed off, and may complete it (the daemon sets the badge).
-    public var willDeliver: ((inout Delivery) -> Void)?
     /// Runs, on the dispatcher's side, when every backend is done with a delivery of a pinned notification: one
     /// that has nothing left to fire is finished only then (`Status.finishedPinnedSources`).
     public var pinnedDeliveryFinished: (@Sendable () -> Void)?
@@ -386,7 +384,7 @@ public final class Scheduler: @unchecked Sendable {
             } else {
                 let fireTime = Date(epochMicroseconds: top.fireTime)
                 historyTable.setLastOccurrence(of: notification.id, to: fireTime)
-                deliver(Delivery(notification: notification, fireTime: fireTime))
+                deliver(Delivery(of: entry, fireTime: fireTime))
             }
             if preparing { handledWhilePreparing[top.entry] = resumeAfter }
             if let next = nextOccurrence(of: notification, afterMicroseconds: resumeAfter) {
@@ -408,8 +406,6 @@ public final class Scheduler: @unchecked Sendable {
     /// backend that is done before the others: after a crash, what was in flight is delivered again, to the backends
     /// that had not finished it, and nothing else.
     private func deliver(_ delivery: Delivery) {
-        var delivery = delivery
-        willDeliver?(&delivery)
         let id = delivery.notification.id
         let fireTime = delivery.fireTime
         store.recordOccurrence(id, at: fireTime, missed: delivery.missedCount)
@@ -443,9 +439,9 @@ public final class Scheduler: @unchecked Sendable {
     private func redeliverInterrupted(_ loaded: LoadedSchedule) {
         let interrupted = store.interrupted()
         guard !interrupted.isEmpty else { return }
-        let byID = Dictionary(loaded.notifications.map { ($0.notification.id, $0.notification) }) { a, _ in a }
+        let byID = Dictionary(loaded.notifications.map { ($0.notification.id, $0) }) { a, _ in a }
         for interrupted in interrupted {
-            guard let notification = byID[interrupted.id], notification.isEnabled else {
+            guard let entry = byID[interrupted.id], entry.notification.isEnabled else {
                 store.recordFinished(interrupted.id, at: interrupted.fireTime)
                 continue
             }
@@ -460,8 +456,7 @@ public final class Scheduler: @unchecked Sendable {
                         ("CHIME_ID", interrupted.id),
                         ("CHIME_FIRE_TIME", Timestamp.iso8601(interrupted.fireTime, fraction: .microseconds)),
                     ], priority: .warning))
-            var delivery = Delivery(
-                notification: notification, fireTime: interrupted.fireTime, missedCount: interrupted.missed)
+            var delivery = Delivery(of: entry, fireTime: interrupted.fireTime, missedCount: interrupted.missed)
             delivery.finishedBackends = interrupted.finishedBackends
             deliver(delivery)
         }
@@ -520,7 +515,7 @@ public final class Scheduler: @unchecked Sendable {
                 DaemonEvent(
                     .caughtUp, "\(notification.id): delivering late what was missed (\(count) occurrence(s)).",
                     fields: fields))
-            deliver(Delivery(notification: notification, fireTime: lastDate, missedCount: count))
+            deliver(Delivery(of: entry, fireTime: lastDate, missedCount: count))
         } else {
             log.record(
                 DaemonEvent(
@@ -602,11 +597,10 @@ public final class Scheduler: @unchecked Sendable {
         for first in due {
             // The latest entry of the id: one that `place` replaced comes before it.
             guard let entry = entries.last(where: { $0.notification.id == first.id }) else { continue }
-            var delivery = Delivery(notification: entry.notification, fireTime: Date(epochMicroseconds: first.due))
+            var delivery = Delivery(of: entry, fireTime: Date(epochMicroseconds: first.due))
             delivery.isSnoozed = true
             // The badge already counted this notification when it was first delivered.
             delivery.notification.badge = nil
-            willDeliver?(&delivery)
             startRepeats(of: delivery)
             dispatcher.dispatch(delivery) {}
         }

@@ -1,0 +1,41 @@
+import Foundation
+
+/// The stages every delivery passes, in this order, whatever made it (an occurrence, a catch-up, a snooze, a repeat,
+/// a re-delivery after a restart):
+///
+///     scheduler → PresentationFilter → FocusGate → DeliveryBadges → DeliveredSignals → Dispatcher → backends
+///
+/// What quiet hours hold stops at the focus gate and goes on from there when it is released, so a badge changes and
+/// an application hears `Delivered` only for what is shown. Built once, stage by stage, each handed the next at
+/// init; the daemon gives the scheduler `head`. Bound to the scheduler's queue.
+final class DeliveryPipeline: @unchecked Sendable {
+    let presentation: PresentationFilter
+    let focus: FocusGate
+    let badges: DeliveryBadges
+    let dispatcher: Dispatcher
+    private let applicationBadges: ApplicationBadges
+
+    /// The first stage: where the scheduler hands deliveries.
+    var head: any DeliveryDispatching { presentation }
+
+    init(
+        dispatcher: Dispatcher, heldStore: (any HeldDeliveryStore)?, instanceBadge: InstanceBadge,
+        applicationBadges: ApplicationBadges, signals: ApplicationSignals, clock: any WallClock,
+        focusTimer: any WallTimer, queue: DispatchQueue, log: any EventLog
+    ) {
+        let later: (@escaping @Sendable () -> Void) -> Void = { queue.async(execute: $0) }
+        self.dispatcher = dispatcher
+        self.applicationBadges = applicationBadges
+        let delivered = DeliveredSignals(target: dispatcher, signals: signals, queue: queue)
+        badges = DeliveryBadges(
+            target: delivered, instance: instanceBadge, applications: applicationBadges, queue: queue, later: later)
+        focus = FocusGate(target: badges, clock: clock, timer: focusTimer, log: log, store: heldStore, later: later)
+        presentation = PresentationFilter(target: focus, queue: queue)
+    }
+
+    /// Takes chimed.conf's `[Presentation]` as a rebuild read it.
+    func configure(presentation settings: PresentationSettings) {
+        presentation.configure(settings)
+        applicationBadges.configure(isShown: settings.badge)
+    }
+}
