@@ -108,10 +108,6 @@ public final class Daemon: @unchecked Sendable {
         }
 
         scheduler.afterFire = { reporter.scheduleChanged() }
-        // A finished request's file is removed once its delivery is done (`AddedRequests`).
-        scheduler.pinnedSource = { added.contains($0) }
-        let addedDirectory = options.addedDirectory + "/"
-        scheduler.listedSource = { $0.hasPrefix(addedDirectory) }
         scheduler.pinnedDeliveryFinished = { queue.async { reporter.scheduleChanged() } }
     }
 

@@ -70,12 +70,14 @@ import Testing
         #expect(LoadedNotification(notification: notification, source: "gen", line: 7).line == 7)
         #expect(!LoadedNotification(notification: notification, source: "gen", line: 7).fingerprinted)
         let bytes = NotificationBytes(id: "a", paths: ["/etc/a.notification"], fingerprint: -42)
-        let read = LoadedNotification(notification: notification, source: "/etc/a.notification", fingerprint: -42)
+        let read = LoadedNotification(
+            notification: notification, source: "/etc/a.notification", fingerprint: -42, kind: .file)
         #expect(read.line == nil && read.fingerprinted && read.wasRead(from: bytes))
         #expect(!read.wasRead(from: NotificationBytes(id: "a", paths: ["/etc/a.notification"], fingerprint: 42)))
         #expect(!read.wasRead(from: NotificationBytes(id: "a", paths: ["/run/a.notification"], fingerprint: -42)))
         // 0 is no fingerprint: files with a problem are never known again.
-        let unknown = LoadedNotification(notification: notification, source: "/etc/a.notification", fingerprint: 0)
+        let unknown = LoadedNotification(
+            notification: notification, source: "/etc/a.notification", fingerprint: 0, kind: .file)
         #expect(!unknown.fingerprinted)
     }
 }

@@ -18,12 +18,11 @@ import Testing
         var notification = loaded.notification
         notification.id = "org.example.App:\(id)"
         if let title { notification.title = title }
-        return LoadedNotification(notification: notification, source: "\(directory)/\(id).notification")
+        return LoadedNotification(application: notification, source: "\(directory)/\(id).notification")
     }
 
     static func harness() -> Harness {
         let harness = Harness(start: "2026-10-20 00:00 UTC")
-        harness.scheduler.pinnedSource = { $0.hasPrefix("/var/lib/chime/apps/") }
         harness.scheduler.install(SchedulerTests.schedule([("file", "[Trigger]\nAt=2026-10-20 06:00\n")]))
         return harness
     }
@@ -33,7 +32,9 @@ import Testing
         let next = harness.scheduler.place(Self.request("exam", "[Trigger]\nAt=2026-10-20 05:00\n"))
         #expect(next == TestDate.timestamp("2026-10-20 05:00 Europe/Berlin"))
         #expect(harness.scheduler.scheduledCount == 2)
-        #expect(harness.scheduler.status(limit: 0).scheduled.map(\.id) == ["org.example.App:exam"])
+        // Listed among the soonest, not always as `chimectl add`'s requests are: an application may have thousands.
+        #expect(harness.scheduler.status(limit: 0).scheduled.isEmpty)
+        #expect(harness.scheduler.status(limit: 1).scheduled.map(\.id) == ["org.example.App:exam"])
         // A request whose time is already past is skipped, as a new file's is.
         #expect(harness.scheduler.place(Self.request("late", "[Trigger]\nAt=2026-10-19 09:00\n")) == nil)
         #expect(harness.log.events(.skippedPast).count == 1)

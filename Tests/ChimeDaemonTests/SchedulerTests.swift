@@ -48,6 +48,11 @@ import Testing
         return expected.sorted { $0.split(separator: "@")[1] < $1.split(separator: "@")[1] }
     }()
 
+    /// `entry` as a request of `chimectl add` kept at `path`.
+    static func request(_ entry: LoadedNotification, _ path: String) -> LoadedNotification {
+        LoadedNotification(notification: entry.notification, source: path, kind: .added)
+    }
+
     @Test func fortnightDeliversExactlyWhatIsDueExactlyWhenDue() {
         let harness = Harness(start: "2026-10-20 00:00 UTC")
         harness.scheduler.install(Self.schedule(Self.fortnight))
@@ -126,8 +131,7 @@ import Testing
         }
         files.append(("past", "[Trigger]\nAt=2026-10-01 09:00\n"))
         var schedule = Self.schedule(files)
-        schedule.notifications[29].source = "/var/lib/chime/added/n29.notification"
-        harness.scheduler.pinnedSource = { $0.hasPrefix("/var/lib/chime/added/") }
+        schedule.notifications[29] = Self.request(schedule.notifications[29], "/var/lib/chime/added/n29.notification")
         harness.scheduler.install(schedule)
         let status = harness.scheduler.status(limit: 3)
         #expect(status.scheduled.map(\.id) == ["n0", "n24", "n1", "n29"])
@@ -149,9 +153,8 @@ import Testing
             ("once", "[Trigger]\nAt=2026-10-20 03:00\n"), ("later", "[Trigger]\nAt=2026-10-22 03:00\n"),
             ("file", "[Trigger]\nAt=2026-10-20 03:00\n"),
         ])
-        schedule.notifications[0].source = "/var/lib/chime/added/once.notification"
-        schedule.notifications[1].source = "/var/lib/chime/added/later.notification"
-        scheduler.pinnedSource = { $0.hasPrefix("/var/lib/chime/added/") }
+        schedule.notifications[0] = Self.request(schedule.notifications[0], "/var/lib/chime/added/once.notification")
+        schedule.notifications[1] = Self.request(schedule.notifications[1], "/var/lib/chime/added/later.notification")
         let finishedCalls = Locked(0)
         scheduler.pinnedDeliveryFinished = { finishedCalls.withLock { $0 += 1 } }
         scheduler.install(schedule)

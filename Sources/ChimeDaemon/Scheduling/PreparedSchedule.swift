@@ -21,8 +21,6 @@ struct PreparedSchedule: Sendable {
         var reportedSkips: Set<String>
         /// Whether snoozes or repeats are pending, which the commit keeps only for the notifications still there.
         var hasSnoozesOrRepeats: Bool
-        var pinnedSource: (@Sendable (String) -> Bool)?
-        var listedSource: (@Sendable (String) -> Bool)?
     }
 
     var loaded: LoadedSchedule
@@ -232,13 +230,11 @@ struct PreparedSchedule: Sendable {
             enabledIDs = Self.enabledIDs(loaded.notifications)
             repeatingIDs = Self.repeatingIDs(loaded.notifications)
         }
-        if let pinnedSource = basis.pinnedSource {
-            let entries = loaded.notifications
-            let pinned = Set(entries.indices.filter { pinnedSource(entries[$0].source) })
-            self.pinned = pinned
-            pinnedIDs = Dictionary(pinned.map { (entries[$0].notification.id, $0) }) { first, _ in first }
-            listed = basis.listedSource.map { isListed in pinned.filter { isListed(entries[$0].source) } } ?? pinned
-        }
+        let entries = loaded.notifications
+        let pinned = Set(entries.indices.filter { entries[$0].isRequest })
+        self.pinned = pinned
+        pinnedIDs = Dictionary(pinned.map { (entries[$0].notification.id, $0) }) { first, _ in first }
+        listed = pinned.filter { entries[$0].kind == .added }
     }
 
     static func enabledIDs(_ entries: [LoadedNotification]) -> Set<String> {

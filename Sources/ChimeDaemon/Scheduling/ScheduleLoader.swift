@@ -31,7 +31,7 @@ public struct LoadedNotification: Sendable {
     }
 
     /// Read from the files of `source` whose fingerprint is `fingerprint` (0: files not to be known again).
-    init(notification: ScheduledNotification, source: String, fingerprint: Int, kind: Kind = .file) {
+    public init(notification: ScheduledNotification, source: String, fingerprint: Int = 0, kind: Kind) {
         self.notification = notification
         self.source = source
         origin = Self.payload(of: fingerprint) << 2 | kind.rawValue
@@ -45,6 +45,10 @@ public struct LoadedNotification: Sendable {
     }
 
     public var kind: Kind { Kind(rawValue: origin & 3)! }
+
+    /// A request, `chimectl add`'s or an application's: with nothing left to fire, it is finished once its
+    /// delivery is done, and its file goes (`AddedRequests`).
+    var isRequest: Bool { kind == .added || kind == .application }
 
     /// The line of `source` it came from, where that is one line (a generator's output).
     public var line: Int? {

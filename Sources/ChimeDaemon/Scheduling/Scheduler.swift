@@ -29,18 +29,13 @@ public final class Scheduler: @unchecked Sendable {
     /// entries would cost a retain and a release of everything it holds).
     typealias Entry = LoadedNotification
 
-    /// Sources of requests (`chimectl add`'s and applications'): a pinned notification with nothing left to fire
-    /// is reported finished once its delivery is done (`Status.finishedPinnedSources`), so that its file can go.
-    public var pinnedSource: (@Sendable (String) -> Bool)?
-    /// Pinned sources whose notifications `status(limit:)` always lists, however far off they are (`chimectl add`'s
-    /// requests, which it looks for); `nil`: every pinned one. Applications' requests, which may be thousands, are
-    /// listed among the soonest only.
-    public var listedSource: (@Sendable (String) -> Bool)?
-    /// The entries of `pinnedSource`, found at each install (and changed by `place` and `withdraw`), and the entry
-    /// of each of their ids.
+    /// The requests (`chimectl add`'s and applications', `LoadedNotification.isRequest`), found at each install
+    /// (and changed by `place` and `withdraw`), and the entry of each of their ids: one with nothing left to fire is
+    /// reported finished once its delivery is done (`Status.finishedPinnedSources`), so that its file can go.
     private var pinned: Set<Int> = []
     private var pinnedIDs: [String: Int] = [:]
-    /// The pinned entries `status` always lists (`listedSource`).
+    /// The pinned entries `status(limit:)` always lists, however far off: `chimectl add`'s requests, which it looks
+    /// for. Applications' requests, which may be thousands, are listed among the soonest only.
     private var listed: Set<Int> = []
     /// Entries that `place` replaced or `withdraw` took out since the last install: no longer in the schedule,
     /// they stay in `entries` (so that no index moves) until the next install leaves them out.
@@ -186,8 +181,7 @@ public final class Scheduler: @unchecked Sendable {
             generation: generation, entries: entries, queue: queue, systemZone: systemZone,
             processedThrough: processedThrough, keepingPending: keepingPending, delaySeeds: delaySeeds,
             histories: historyTable, reportedSkips: reportedSkips,
-            hasSnoozesOrRepeats: !snoozes.isEmpty || !repeats.isEmpty,
-            pinnedSource: pinnedSource, listedSource: listedSource)
+            hasSnoozesOrRepeats: !snoozes.isEmpty || !repeats.isEmpty)
     }
 
     /// A load that failed: nothing will be committed.
@@ -279,7 +273,7 @@ public final class Scheduler: @unchecked Sendable {
         entries.append(loaded)
         pinned.insert(index)
         pinnedIDs[id] = index
-        if listedSource?(loaded.source) ?? true { listed.insert(index) }
+        if loaded.kind == .added { listed.insert(index) }
         guard loaded.notification.isEnabled else {
             rearm()
             return nil
