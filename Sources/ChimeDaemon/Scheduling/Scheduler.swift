@@ -73,12 +73,8 @@ public final class Scheduler: @unchecked Sendable {
     private var reportedSkips: Set<String> = []
     /// Makes the store's records durable, and says when it cannot.
     private let stateWriter: StateWriter
-    /// Re-deliveries the user asked for with `snooze`, kept across restarts in `snoozeStore`.
-    private var snoozes = SnoozeList()
-    private let snoozeStore: (any SnoozeStore)?
-    /// The repeats of `Repeat=` until acknowledged, kept across restarts in `repeatStore` (`Scheduler+Repeats`).
-    var repeats = RepeatList()
-    let repeatStore: (any RepeatStore)?
+    /// The snoozes and the repeats of `Repeat=` pending, kept across restarts.
+    var followUps: FollowUps
     /// When logind last said the machine was about to sleep, until it resumed (`Scheduler+Sleep`).
     var sleepingSince: Date?
     /// The timer that wakes the system, armed for the earliest occurrence with `WakeSystem=yes` (`Scheduler+Wake`);
@@ -118,14 +114,7 @@ public final class Scheduler: @unchecked Sendable {
         self.log = log
         self.store = store
         stateWriter = StateWriter(store: store, clock: clock, log: log)
-        self.snoozeStore = snoozeStore
-        self.repeatStore = repeatStore
-        // Snoozes from before a restart: the first install drops those of notifications gone meanwhile, and one
-        // that fell due while chimed was down is delivered at once, late.
-        for kept in snoozeStore?.load() ?? [] { snoozes.insert(kept.id, due: kept.due) }
-        for kept in repeatStore?.load() ?? [] {
-            repeats.insert(.init(id: kept.id, due: kept.due, number: kept.number, fireTime: kept.fireTime))
-        }
+        followUps = FollowUps(snoozeStore: snoozeStore, repeatStore: repeatStore)
         let (stored, problems) = store.load()
         historyTable = HistoryTable(stored)
         for problem in problems { log.record(DaemonEvent(.stateError, problem, priority: .warning)) }
@@ -181,7 +170,7 @@ public final class Scheduler: @unchecked Sendable {
             generation: generation, entries: entries, queue: queue, systemZone: systemZone,
             processedThrough: processedThrough, keepingPending: keepingPending, delaySeeds: delaySeeds,
             histories: historyTable, reportedSkips: reportedSkips,
-            hasSnoozesOrRepeats: !snoozes.isEmpty || !repeats.isEmpty)
+            hasSnoozesOrRepeats: !followUps.isEmpty)
     }
 
     /// A load that failed: nothing will be committed.
@@ -242,14 +231,9 @@ public final class Scheduler: @unchecked Sendable {
             listed = prepared.listed
         }
         // By the sets prepared with the schedule; made here only for a snooze or repeat that came meanwhile.
-        if !snoozes.isEmpty {
-            let enabled = prepared.enabledIDs ?? PreparedSchedule.enabledIDs(entries)
-            if snoozes.keepOnly(enabled) { saveSnoozes() }
-        }
-        if !repeats.isEmpty {
-            let repeating = prepared.repeatingIDs ?? PreparedSchedule.repeatingIDs(entries)
-            if repeats.keepOnly(repeating) { saveRepeats() }
-        }
+        followUps.keepOnly(
+            enabled: { prepared.enabledIDs ?? PreparedSchedule.enabledIDs(entries) },
+            repeating: { prepared.repeatingIDs ?? PreparedSchedule.repeatingIDs(entries) })
         if prepared.isFirstInstall { redeliverInterrupted(prepared.loaded) }
         if processedThrough == nil { processedThrough = prepared.now }
         // New first sightings are on disk before the timer is armed; the snapshot is rewritten only now and then.
@@ -311,8 +295,7 @@ public final class Scheduler: @unchecked Sendable {
             withdrawn.insert(id)
         }
         guard !withdrawn.isEmpty else { return }
-        if snoozes.drop(withdrawn) { saveSnoozes() }
-        if !repeats.drop(withdrawn).isEmpty { saveRepeats() }
+        followUps.drop(withdrawn)
         rearm()
     }
 
@@ -387,8 +370,7 @@ public final class Scheduler: @unchecked Sendable {
                 if timing.wakesSystem { wakeDue[top.entry] = item.due }
             }
         }
-        deliverSnoozes(dueBy: now)
-        deliverRepeats(dueBy: now)
+        deliverFollowUps(dueBy: now)
         processedThrough = max(processedThrough ?? now, now)
         // What was handled is on disk before the next timer is armed.
         stateWriter.flush()
@@ -551,7 +533,7 @@ public final class Scheduler: @unchecked Sendable {
     func rearm() {
         let entries = self.entries
         let wakeUp = coalesces ? queue.wakeUp { entries[$0].notification.timing.accuracy } : queue.first?.due
-        let deadlines = [wakeUp, snoozes.firstDue, repeats.firstDue, stateWriter.retryDue].compactMap { $0 }
+        let deadlines = [wakeUp, followUps.firstDue, stateWriter.retryDue].compactMap { $0 }
         if let first = deadlines.min() {
             timer.arm(at: Date(epochMicroseconds: first))
         } else {
@@ -570,34 +552,9 @@ public final class Scheduler: @unchecked Sendable {
             })
         else { return nil }
         let due = clock.now().epochMicroseconds + duration.wholeMicroseconds
-        snoozes.insert(id, due: due)
-        saveSnoozes()
-        // Snoozed, it repeats again from the snooze's delivery on.
-        if !repeats.drop([id]).isEmpty { saveRepeats() }
+        followUps.snooze(id, due: due)
         rearm()
         return Date(epochMicroseconds: due)
-    }
-
-    private func saveSnoozes() {
-        snoozeStore?.save(snoozes.all)
-    }
-
-    /// Re-delivers what was snoozed until `now`.
-    private func deliverSnoozes(dueBy now: Int64) {
-        let due = snoozes.takeDue(by: now)
-        guard !due.isEmpty else { return }
-        // Kept without them before they are handed off, so that a restart does not deliver them again.
-        saveSnoozes()
-        for first in due {
-            // The latest entry of the id: one that `place` replaced comes before it.
-            guard let entry = entries.last(where: { $0.notification.id == first.id }) else { continue }
-            var delivery = Delivery(of: entry, fireTime: Date(epochMicroseconds: first.due))
-            delivery.isSnoozed = true
-            // The badge already counted this notification when it was first delivered.
-            delivery.notification.badge = nil
-            startRepeats(of: delivery)
-            dispatcher.dispatch(delivery) {}
-        }
     }
 
     /// The pinned notifications whose id begins with `prefix` and that have a next occurrence (an application's
@@ -655,7 +612,7 @@ public final class Scheduler: @unchecked Sendable {
             for index in pinned where !busy[index] {
                 let id = entries[index].notification.id
                 // Until its delivery is done, a crash must find it to deliver it again.
-                if delivering[id] == nil && !snoozes.contains(id) && !repeats.contains(id) {
+                if delivering[id] == nil && !followUps.contains(id) {
                     finishedPinned.append(entries[index].source)
                 }
             }
