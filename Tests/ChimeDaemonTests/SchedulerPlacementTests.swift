@@ -54,7 +54,7 @@ import Testing
         }
         let kept = harness.scheduler.entries.filter { !$0.notification.body.isEmpty }
         #expect(kept.map(\.notification.title) == ["round 2"])
-        #expect(harness.scheduler.retired.count == 2)
+        #expect(harness.scheduler.requests.retired.count == 2)
         harness.clock.advance(to: TestDate.timestamp("2026-10-21 00:00 UTC"))
         #expect(harness.delivered == ["org.example.App:exam@2026-10-20T03:00:00Z", "file@2026-10-20T04:00:00Z"])
     }

@@ -41,7 +41,8 @@ struct PreparedSchedule: Sendable {
     var pastInstants: [Int] = []
     /// For each entry of the basis, its index in this schedule, or -1.
     var newIndex: [Int32]
-    var pinned: Set<Int>?
+    /// The requests among the entries (`RequestIndex`): their entries, the entry of each id, those always listed.
+    var pinned: Set<Int> = []
     /// The ids of the enabled notifications and of those that repeat until acknowledged, when the basis had
     /// snoozes or repeats to keep or drop by them.
     var enabledIDs: Set<String>?

@@ -48,7 +48,7 @@ extension Scheduler {
                 repeated = true
                 guard
                     let index = entries.lastIndex(where: { $0.notification.id == pending.id }),
-                    !retired.contains(index), entries[index].notification.isEnabled,
+                    !requests.retired.contains(index), entries[index].notification.isEnabled,
                     let delay = entries[index].notification.repeatDelay(after: pending.number)
                 else { continue }
                 delivery = Delivery(of: entries[index], fireTime: Date(epochMicroseconds: pending.fireTime))

@@ -29,17 +29,8 @@ public final class Scheduler: @unchecked Sendable {
     /// entries would cost a retain and a release of everything it holds).
     typealias Entry = LoadedNotification
 
-    /// The requests (`chimectl add`'s and applications', `LoadedNotification.isRequest`), found at each install
-    /// (and changed by `place` and `withdraw`), and the entry of each of their ids: one with nothing left to fire is
-    /// reported finished once its delivery is done (`Status.finishedPinnedSources`), so that its file can go.
-    private var pinned: Set<Int> = []
-    private var pinnedIDs: [String: Int] = [:]
-    /// The pinned entries `status(limit:)` always lists, however far off: `chimectl add`'s requests, which it looks
-    /// for. Applications' requests, which may be thousands, are listed among the soonest only.
-    private var listed: Set<Int> = []
-    /// Entries that `place` replaced or `withdraw` took out since the last install: no longer in the schedule,
-    /// they stay in `entries` (so that no index moves) until the next install leaves them out.
-    private(set) var retired: Set<Int> = []
+    /// The requests among the entries, found at each install and changed by `place` and `withdraw`.
+    private(set) var requests = RequestIndex()
 
     let clock: any WallClock
     private let timer: any WallTimer
@@ -98,8 +89,6 @@ public final class Scheduler: @unchecked Sendable {
     /// Runs, on the dispatcher's side, when every backend is done with a delivery of a pinned notification: one
     /// that has nothing left to fire is finished only then (`Status.finishedPinnedSources`).
     public var pinnedDeliveryFinished: (@Sendable () -> Void)?
-    /// How many deliveries of each pinned notification are in flight; touched from the dispatcher's side too.
-    private let inFlight = Locked<[String: Int]>([:])
 
     /// - Parameters:
     ///   - timer: the one timer; the scheduler installs its handler.
@@ -224,12 +213,7 @@ public final class Scheduler: @unchecked Sendable {
             }
         }
         for index in prepared.pastInstants { reportPastInstants(of: entries[index], now: prepared.now) }
-        retired = []
-        if let pinned = prepared.pinned {
-            self.pinned = pinned
-            pinnedIDs = prepared.pinnedIDs
-            listed = prepared.listed
-        }
+        requests.installed(entries: prepared.pinned, entryOfID: prepared.pinnedIDs, listed: prepared.listed)
         // By the sets prepared with the schedule; made here only for a snooze or repeat that came meanwhile.
         followUps.keepOnly(
             enabled: { prepared.enabledIDs ?? PreparedSchedule.enabledIDs(entries) },
@@ -251,13 +235,11 @@ public final class Scheduler: @unchecked Sendable {
     public func place(_ loaded: LoadedNotification) -> Date? {
         let now = clock.now().epochMicroseconds
         let id = loaded.notification.id
-        if let previous = pinnedIDs[id] { retire(previous) }
+        if let previous = requests.entry(of: id) { retire(previous) }
         generation += 1
         let index = entries.count
         entries.append(loaded)
-        pinned.insert(index)
-        pinnedIDs[id] = index
-        if loaded.kind == .added { listed.insert(index) }
+        requests.add(loaded, at: index)
         guard loaded.notification.isEnabled else {
             rearm()
             return nil
@@ -282,7 +264,7 @@ public final class Scheduler: @unchecked Sendable {
 
     /// Whether a pinned notification `id` (an application's request) is in the schedule.
     public func isPinned(_ id: String) -> Bool {
-        pinnedIDs[id] != nil
+        requests.entry(of: id) != nil
     }
 
     /// Takes the pinned notifications `ids` out of the schedule at once, as a rebuild without them would (their
@@ -290,7 +272,7 @@ public final class Scheduler: @unchecked Sendable {
     public func withdraw(_ ids: [String]) {
         var withdrawn = Set<String>()
         for id in ids {
-            guard let index = pinnedIDs.removeValue(forKey: id) else { continue }
+            guard let index = requests.remove(id) else { continue }
             retire(index)
             withdrawn.insert(id)
         }
@@ -303,13 +285,11 @@ public final class Scheduler: @unchecked Sendable {
         generation += 1
         queue.remove(entry: index)
         wakeDue[index] = nil
-        pinned.remove(index)
-        listed.remove(index)
-        retired.insert(index)
+        let compacting = requests.retire(index, of: entries.count)
         // Its content is let go of now: an application replacing one large request thousands of times holds no
         // more than a place per replacement until the next compaction.
         entries[index] = Self.retiredEntry
-        if retired.count > 1024 && retired.count * 2 > entries.count { compact() }
+        if compacting { compact() }
     }
 
     /// What stands at a retired entry's place: nothing that fires, nothing that names a notification.
@@ -321,21 +301,18 @@ public final class Scheduler: @unchecked Sendable {
     private func compact() {
         var newIndex = [Int](repeating: -1, count: entries.count)
         var kept: [Entry] = []
-        kept.reserveCapacity(entries.count - retired.count)
-        for index in entries.indices where !retired.contains(index) {
+        kept.reserveCapacity(entries.count - requests.retired.count)
+        for index in entries.indices where !requests.retired.contains(index) {
             newIndex[index] = kept.count
             kept.append(entries[index])
         }
         entries = kept
         queue = OccurrenceQueue(
             queue.items.map { .init(fireTime: $0.fireTime, due: $0.due, entry: newIndex[$0.entry]) })
-        pinned = Set(pinned.map { newIndex[$0] })
-        listed = Set(listed.map { newIndex[$0] })
-        pinnedIDs = pinnedIDs.mapValues { newIndex[$0] }
+        requests.renumber(newIndex)
         wakeDue = Dictionary(uniqueKeysWithValues: wakeDue.map { (newIndex[$0.key], $0.value) })
         staleThrough = Dictionary(
             uniqueKeysWithValues: staleThrough.compactMap { newIndex[$0.key] < 0 ? nil : (newIndex[$0.key], $0.value) })
-        retired = []
     }
 
     /// Delivers everything due, then re-arms for the next occurrence.
@@ -390,23 +367,13 @@ public final class Scheduler: @unchecked Sendable {
         let backendFinished: @Sendable (String) -> Void = { store.recordBackendFinished(id, at: fireTime, backend: $0) }
         // The machine stays awake until every backend is done with a delivery that may have woken it.
         let awake = delivery.notification.timing.wakesSystem ? holdSleep?("Delivering \(id) (WakeSystem=yes)") : nil
-        // Only a pinned notification's deliveries are counted: whether it is finished depends on them.
-        guard !pinnedIDs.isEmpty, pinnedIDs[id] != nil else {
-            dispatcher.dispatch(delivery, backendFinished: backendFinished) {
-                store.recordFinished(id, at: fireTime)
-                awake?()
-            }
-            return
-        }
-        let inFlight = self.inFlight
-        inFlight.withLock { $0[id, default: 0] += 1 }
-        let finished = pinnedDeliveryFinished
+        // Only a request's deliveries are counted: whether it is finished depends on them.
+        let requestDone = requests.deliveryStarted(id)
+        let finished = requestDone == nil ? nil : pinnedDeliveryFinished
         dispatcher.dispatch(delivery, backendFinished: backendFinished) {
             store.recordFinished(id, at: fireTime)
             awake?()
-            inFlight.withLock { counts in
-                counts[id] = counts[id].flatMap { $0 > 1 ? $0 - 1 : nil }
-            }
+            requestDone?()
             finished?()
         }
     }
@@ -548,7 +515,8 @@ public final class Scheduler: @unchecked Sendable {
     public func snooze(_ id: String, for duration: Duration) -> Date? {
         guard
             entries.indices.contains(where: {
-                entries[$0].notification.id == id && entries[$0].notification.isEnabled && !retired.contains($0)
+                entries[$0].notification.id == id && entries[$0].notification.isEnabled
+                    && !requests.retired.contains($0)
             })
         else { return nil }
         let due = clock.now().epochMicroseconds + duration.wholeMicroseconds
@@ -560,7 +528,7 @@ public final class Scheduler: @unchecked Sendable {
     /// The pinned notifications whose id begins with `prefix` and that have a next occurrence (an application's
     /// pending requests), in no particular order.
     public func pending(idPrefix prefix: String) -> [(id: String, source: String, next: Date)] {
-        let wanted = Set(pinnedIDs.lazy.filter { $0.key.hasPrefix(prefix) }.map(\.value))
+        let wanted = requests.entries(withIDPrefix: prefix)
         guard !wanted.isEmpty else { return [] }
         return queue.items.filter { wanted.contains($0.entry) }.map { item in
             (entries[item.entry].notification.id, entries[item.entry].source, Date(epochMicroseconds: item.due))
@@ -572,6 +540,7 @@ public final class Scheduler: @unchecked Sendable {
     public func status(limit: Int = .max) -> Status {
         var shown = queue.earliest(limit)
         let earliestThrough = queue.count > limit ? shown.last.map { Date(epochMicroseconds: $0.due) } : nil
+        let listed = requests.listed
         if !listed.isEmpty {
             let soonest = Set(shown.map(\.entry))
             shown += queue.items.filter { listed.contains($0.entry) && !soonest.contains($0.entry) }
@@ -594,6 +563,7 @@ public final class Scheduler: @unchecked Sendable {
         var idle: [String] = []
         var idleItems: [Status.IdleItem] = []
         var finishedPinned: [String] = []
+        let retired = requests.retired
         if entries.count > queue.count + retired.count {
             var busy = [Bool](repeating: false, count: entries.count)
             for item in queue.items { busy[item.entry] = true }
@@ -608,14 +578,11 @@ public final class Scheduler: @unchecked Sendable {
                     id: notification.id, title: notification.title, source: entries[index].source,
                     trigger: notification.trigger, isEnabled: notification.isEnabled, thread: notification.thread)
             }
-            let delivering = inFlight.withLock { $0 }
-            for index in pinned where !busy[index] {
-                let id = entries[index].notification.id
-                // Until its delivery is done, a crash must find it to deliver it again.
-                if delivering[id] == nil && !followUps.contains(id) {
-                    finishedPinned.append(entries[index].source)
-                }
-            }
+            // Until its delivery is done, a crash must find it to deliver it again.
+            let followUps = self.followUps
+            finishedPinned = requests.finished(
+                isIdle: { !busy[$0] }, id: { entries[$0].notification.id }, isFollowedUp: followUps.contains
+            ).map { entries[$0].source }
         }
         return Status(
             scheduled: scheduled, scheduledCount: queue.count, earliestThrough: earliestThrough, idle: idle,
