@@ -47,13 +47,8 @@ public final class Scheduler: @unchecked Sendable {
     private var coalesces = false
 
     private(set) var entries: [Entry] = []
-    /// Counts the changes of `entries`: a schedule prepared from them before another change is prepared again.
-    private var generation = 0
-    /// Whether a rebuild is preparing a schedule from a `basis`; what is handled meanwhile, by entry, is noted in
-    /// `handledWhilePreparing` (the instant each continues after), to be left out after the commit (`staleThrough`).
-    private var preparing = false
-    private var handledWhilePreparing: [Int: Int64] = [:]
-    private var staleThrough: [Int: Int64] = [:]
+    /// The generation of the entries, and what was handled while a rebuild prepared the next schedule.
+    private var swap = ScheduleSwap()
     private var queue = OccurrenceQueue()
     private var systemZone: ZoneRules = .utc
     /// Per notification id: first sighting and last occurrence handled. Kept across rebuilds.
@@ -152,9 +147,7 @@ public final class Scheduler: @unchecked Sendable {
     /// The installed schedule as it stands, for a rebuild to prepare its replacement from (`PreparedSchedule`) on
     /// another thread; until `commit`, what is handled meanwhile is noted, so that it is not handled again after.
     func basis(keepingPending: Bool) -> PreparedSchedule.Basis {
-        preparing = true
-        // What the replaced schedule still had pending but handled already stays handled.
-        handledWhilePreparing = staleThrough
+        let generation = swap.beginPreparing()
         return PreparedSchedule.Basis(
             generation: generation, entries: entries, queue: queue, systemZone: systemZone,
             processedThrough: processedThrough, keepingPending: keepingPending, delaySeeds: delaySeeds,
@@ -164,8 +157,7 @@ public final class Scheduler: @unchecked Sendable {
 
     /// A load that failed: nothing will be committed.
     func abandonBasis() {
-        preparing = false
-        handledWhilePreparing = [:]
+        swap.abandon()
     }
 
     /// Replaces the whole schedule with `prepared` and re-arms, in a step that does not grow with the schedule
@@ -173,25 +165,19 @@ public final class Scheduler: @unchecked Sendable {
     /// prepared again here. Returns the schedule replaced, to be freed off the queue.
     @discardableResult
     func commit(_ prepared: PreparedSchedule) -> ReplacedSchedule {
-        guard prepared.generation == generation else {
+        guard swap.isCurrent(prepared.generation) else {
             let replaced = ReplacedSchedule(entries: entries, queue: queue)
             install(prepared.loaded, keepingPending: prepared.keepingPending)
             return replaced
         }
         let replaced = ReplacedSchedule(entries: entries, queue: queue)
-        generation += 1
         systemZone = prepared.loaded.systemZone
         entries = prepared.loaded.notifications
         queue = prepared.queue
         wakeDue = prepared.wakeDue
         coalesces = prepared.coalesces
         // An occurrence the replaced schedule handled while this one was prepared is not handled again.
-        staleThrough = [:]
-        for (previous, through) in handledWhilePreparing where previous < prepared.newIndex.count {
-            let index = Int(prepared.newIndex[previous])
-            if index >= 0 { staleThrough[index] = through }
-        }
-        abandonBasis()
+        swap.committed(newIndex: prepared.newIndex)
         let now = Date(epochMicroseconds: prepared.now)
         if !prepared.firstSeen.isEmpty {
             // Independent of each other, and each some hundreds of milliseconds for a first start of a million: side
@@ -236,7 +222,7 @@ public final class Scheduler: @unchecked Sendable {
         let now = clock.now().epochMicroseconds
         let id = loaded.notification.id
         if let previous = requests.entry(of: id) { retire(previous) }
-        generation += 1
+        swap.entriesChanged()
         let index = entries.count
         entries.append(loaded)
         requests.add(loaded, at: index)
@@ -282,7 +268,7 @@ public final class Scheduler: @unchecked Sendable {
     }
 
     private func retire(_ index: Int) {
-        generation += 1
+        swap.entriesChanged()
         queue.remove(entry: index)
         wakeDue[index] = nil
         let compacting = requests.retire(index, of: entries.count)
@@ -311,8 +297,7 @@ public final class Scheduler: @unchecked Sendable {
             queue.items.map { .init(fireTime: $0.fireTime, due: $0.due, entry: newIndex[$0.entry]) })
         requests.renumber(newIndex)
         wakeDue = Dictionary(uniqueKeysWithValues: wakeDue.map { (newIndex[$0.key], $0.value) })
-        staleThrough = Dictionary(
-            uniqueKeysWithValues: staleThrough.compactMap { newIndex[$0.key] < 0 ? nil : (newIndex[$0.key], $0.value) })
+        swap.renumber(newIndex)
     }
 
     /// Delivers everything due, then re-arms for the next occurrence.
@@ -328,9 +313,7 @@ public final class Scheduler: @unchecked Sendable {
             // Missed once the end of its window is past by the threshold: not for waiting to share a wake-up, nor
             // for a delay that a restart drew anew.
             let windowEnd = top.fireTime + timing.randomizedDelay + timing.accuracy
-            if !staleThrough.isEmpty, let handled = staleThrough.removeValue(forKey: top.entry),
-                top.fireTime <= handled
-            {
+            if let handled = swap.handledAlready(entry: top.entry, fireTime: top.fireTime) {
                 // Handled already, by the schedule this one replaced while it was prepared.
                 resumeAfter = handled
             } else if MissedOccurrences.isMissed(fireTime: windowEnd, now: now, threshold: missedThreshold) {
@@ -340,7 +323,7 @@ public final class Scheduler: @unchecked Sendable {
                 historyTable.setLastOccurrence(of: notification.id, to: fireTime)
                 deliver(Delivery(of: entry, fireTime: fireTime))
             }
-            if preparing { handledWhilePreparing[top.entry] = resumeAfter }
+            swap.handled(entry: top.entry, through: resumeAfter)
             if let next = nextOccurrence(of: notification, afterMicroseconds: resumeAfter) {
                 let item = pendingItem(notification, fireTime: next, entry: top.entry)
                 queue.insert(item)
@@ -419,7 +402,7 @@ public final class Scheduler: @unchecked Sendable {
                 .clockChanged, "The system clock changed; now \(Timestamp.iso8601(now, fraction: .microseconds)).",
                 fields: [("CHIME_NOW", Timestamp.iso8601(now, fraction: .microseconds))]))
         // A schedule prepared before the change is prepared again.
-        generation += 1
+        swap.entriesChanged()
         if let processed = processedThrough, now.epochMicroseconds < processed {
             // Backward: resume from the new now, but never before what was already handled (the histories see to
             // that), so occurrences between the new now and the old one are neither repeated nor lost.
