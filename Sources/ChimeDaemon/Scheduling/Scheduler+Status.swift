@@ -49,3 +49,61 @@ extension Scheduler {
         public var finishedPinnedSources: [String] = []
     }
 }
+
+extension Scheduler.Status {
+    /// What `entries` and `queue` hold: the `limit` earliest, the requests `requests` always lists, and at
+    /// most `limit` with nothing left to fire.
+    init(
+        entries: [LoadedNotification], queue: OccurrenceQueue, requests: RequestIndex, followUps: FollowUps,
+        systemZone: ZoneRules, limit: Int
+    ) {
+        var shown = queue.earliest(limit)
+        let earliestThrough = queue.count > limit ? shown.last.map { Date(epochMicroseconds: $0.due) } : nil
+        let listed = requests.listed
+        if !listed.isEmpty {
+            let soonest = Set(shown.map(\.entry))
+            shown += queue.items.filter { listed.contains($0.entry) && !soonest.contains($0.entry) }
+        }
+        // Ordered as the queue's items, sixteen bytes each, rather than as the items made of them, which are large
+        // enough for the sort's moves to be most of a status of a thousand.
+        shown.sort { a, b in
+            a.due != b.due ? a.due < b.due : entries[a.entry].notification.id < entries[b.entry].notification.id
+        }
+        let scheduled = shown.map { item -> Item in
+            let notification = entries[item.entry].notification
+            return Item(
+                id: notification.id, title: notification.title, source: entries[item.entry].source,
+                next: Date(epochMicroseconds: item.due), zone: notification.trigger.timeZone ?? systemZone,
+                trigger: notification.trigger, backends: notification.backends, thread: notification.thread,
+                timing: notification.timing, delay: item.due - item.fireTime)
+        }
+        // Runs after fires: the scan of the whole schedule only when something has nothing left to fire.
+        var idle: [String] = []
+        var idleItems: [IdleItem] = []
+        var finishedPinned: [String] = []
+        let retired = requests.retired
+        if entries.count > queue.count + retired.count {
+            var busy = [Bool](repeating: false, count: entries.count)
+            for item in queue.items { busy[item.entry] = true }
+            for index in retired { busy[index] = true }
+            var idleEntries: [Int] = []
+            for index in entries.indices where !busy[index] && idleEntries.count < limit { idleEntries.append(index) }
+            idleEntries.sort { entries[$0].notification.id < entries[$1].notification.id }
+            idle = idleEntries.map { entries[$0].notification.id }
+            idleItems = idleEntries.map { index in
+                let notification = entries[index].notification
+                return IdleItem(
+                    id: notification.id, title: notification.title, source: entries[index].source,
+                    trigger: notification.trigger, isEnabled: notification.isEnabled, thread: notification.thread)
+            }
+            // Until its delivery is done, a crash must find it to deliver it again.
+            finishedPinned = requests.finished(
+                isIdle: { !busy[$0] }, id: { entries[$0].notification.id }, isFollowedUp: followUps.contains
+            ).map { entries[$0].source }
+        }
+        self.init(
+            scheduled: scheduled, scheduledCount: queue.count, earliestThrough: earliestThrough, idle: idle,
+            idleItems: idleItems,
+            idleCount: entries.count - queue.count - retired.count, finishedPinnedSources: finishedPinned.sorted())
+    }
+}

@@ -1,22 +1,6 @@
 import ChimeCore
 import Foundation
 
-/// Hands due occurrences to the backends; the scheduler never waits for it.
-public protocol DeliveryDispatching: Sendable {
-    /// Starts delivering. `backendFinished` runs with the name of each backend that is done with it (delivered,
-    /// failed or timed out) while another is still at work; `finished` runs once every backend is done.
-    func dispatch(
-        _ delivery: Delivery, backendFinished: @escaping @Sendable (String) -> Void,
-        finished: @escaping @Sendable () -> Void)
-}
-
-extension DeliveryDispatching {
-    /// Starts delivering; `finished` runs once every backend is done with it.
-    public func dispatch(_ delivery: Delivery, finished: @escaping @Sendable () -> Void) {
-        dispatch(delivery, backendFinished: { _ in }, finished: finished)
-    }
-}
-
 /// The schedule and its one timer: keeps the next occurrence of every notification in a heap, arms one wall-clock
 /// timer for the earliest, and on each fire delivers everything due and re-arms.
 ///
@@ -56,7 +40,8 @@ public final class Scheduler: @unchecked Sendable {
     public var histories: [String: DeliveryHistory] { historyTable.all }
     /// Every occurrence at or before this instant (µs) has been handled.
     private var processedThrough: Int64?
-    private var reportedSkips: Set<String> = []
+    /// What the journal is told of missed occurrences and past instants.
+    private var late: LateOccurrences
     /// Makes the store's records durable, and says when it cannot.
     private let stateWriter: StateWriter
     /// The snoozes and the repeats of `Repeat=` pending, kept across restarts.
@@ -98,6 +83,7 @@ public final class Scheduler: @unchecked Sendable {
         self.log = log
         self.store = store
         stateWriter = StateWriter(store: store, clock: clock, log: log)
+        late = LateOccurrences(log: log)
         followUps = FollowUps(snoozeStore: snoozeStore, repeatStore: repeatStore)
         let (stored, problems) = store.load()
         historyTable = HistoryTable(stored)
@@ -151,7 +137,7 @@ public final class Scheduler: @unchecked Sendable {
         return PreparedSchedule.Basis(
             generation: generation, entries: entries, queue: queue, systemZone: systemZone,
             processedThrough: processedThrough, keepingPending: keepingPending, delaySeeds: delaySeeds,
-            histories: historyTable, reportedSkips: reportedSkips,
+            histories: historyTable, reportedSkips: late.reportedSkips,
             hasSnoozesOrRepeats: !followUps.isEmpty)
     }
 
@@ -198,7 +184,7 @@ public final class Scheduler: @unchecked Sendable {
                 }
             }
         }
-        for index in prepared.pastInstants { reportPastInstants(of: entries[index], now: prepared.now) }
+        for index in prepared.pastInstants { late.tellPastInstants(of: entries[index].notification, now: prepared.now) }
         requests.installed(entries: prepared.pinned, entryOfID: prepared.pinnedIDs, listed: prepared.listed)
         // By the sets prepared with the schedule; made here only for a snooze or repeat that came meanwhile.
         followUps.keepOnly(
@@ -234,7 +220,7 @@ public final class Scheduler: @unchecked Sendable {
             historyTable.recordFirstSeen([id], at: Date(epochMicroseconds: now))
             store.recordFirstSeen([id], at: Date(epochMicroseconds: now))
         }
-        reportPastInstants(of: loaded, now: now)
+        late.tellPastInstants(of: loaded.notification, now: now)
         if loaded.notification.timing.accuracy > 0 { coalesces = true }
         let next = nextOccurrence(of: loaded.notification, afterMicroseconds: now).map {
             pendingItem(loaded.notification, fireTime: $0, entry: index)
@@ -425,46 +411,11 @@ public final class Scheduler: @unchecked Sendable {
             }
             ?? MissedOccurrences(
                 first: firstDate, last: firstDate, count: 1, deliversLate: notification.trigger.isPersistent)
-        let count = missed.count
-        let lastDate = missed.last
-        let last = lastDate.epochMicroseconds
-        historyTable.setLastOccurrence(of: notification.id, to: lastDate)
-        if !missed.deliversLate { store.recordSkipped(notification.id, at: lastDate) }
-        let fields: [(name: String, value: String)] = [
-            ("CHIME_ID", notification.id), ("CHIME_TITLE", notification.title),
-            ("CHIME_FIRE_TIME", Timestamp.iso8601(firstDate, fraction: .microseconds)),
-            ("CHIME_LAST_FIRE_TIME", Timestamp.iso8601(lastDate, fraction: .microseconds)),
-            ("CHIME_MISSED", String(count)),
-        ]
-        if missed.deliversLate {
-            log.record(
-                DaemonEvent(
-                    .caughtUp, "\(notification.id): delivering late what was missed (\(count) occurrence(s)).",
-                    fields: fields))
-            deliver(Delivery(of: entry, fireTime: lastDate, missedCount: count))
-        } else {
-            log.record(
-                DaemonEvent(
-                    .missed, "\(notification.id): missed \(count) occurrence(s); Persistent=no, not delivering late.",
-                    fields: fields))
-        }
-        return max(last, through)
-    }
-
-    /// One-shot instants already past when a notification is first loaded are skipped, and said so once.
-    private func reportPastInstants(of entry: Entry, now: Int64) {
-        let notification = entry.notification
-        guard let past = notification.trigger.instants.last(where: { $0.epochMicroseconds <= now }),
-            reportedSkips.insert(notification.id).inserted
-        else { return }
-        log.record(
-            DaemonEvent(
-                .skippedPast,
-                "\(notification.id): At=\(Timestamp.iso8601(past)) is already past; not delivering it.",
-                fields: [
-                    ("CHIME_ID", notification.id), ("CHIME_TITLE", notification.title),
-                    ("CHIME_FIRE_TIME", Timestamp.iso8601(past, fraction: .microseconds)),
-                ]))
+        historyTable.setLastOccurrence(of: notification.id, to: missed.last)
+        if !missed.deliversLate { store.recordSkipped(notification.id, at: missed.last) }
+        late.tell(missed, of: notification, from: firstDate)
+        if missed.deliversLate { deliver(Delivery(of: entry, fireTime: missed.last, missedCount: missed.count)) }
+        return max(missed.last.epochMicroseconds, through)
     }
 
     /// The queue's item for the occurrence at `fireTime`: due that much later as its randomized delay says.
@@ -521,55 +472,8 @@ public final class Scheduler: @unchecked Sendable {
     /// The schedule as it stands: the `limit` earliest notifications and the pinned ones, so that the cost does not
     /// grow with the size of the schedule (a million notifications are not listed after every fire).
     public func status(limit: Int = .max) -> Status {
-        var shown = queue.earliest(limit)
-        let earliestThrough = queue.count > limit ? shown.last.map { Date(epochMicroseconds: $0.due) } : nil
-        let listed = requests.listed
-        if !listed.isEmpty {
-            let soonest = Set(shown.map(\.entry))
-            shown += queue.items.filter { listed.contains($0.entry) && !soonest.contains($0.entry) }
-        }
-        // Ordered as the queue's items, sixteen bytes each, rather than as the items made of them, which are large
-        // enough for the sort's moves to be most of a status of a thousand.
-        let entries = self.entries
-        shown.sort { a, b in
-            a.due != b.due ? a.due < b.due : entries[a.entry].notification.id < entries[b.entry].notification.id
-        }
-        let scheduled = shown.map { item -> Status.Item in
-            let notification = entries[item.entry].notification
-            return Status.Item(
-                id: notification.id, title: notification.title, source: entries[item.entry].source,
-                next: Date(epochMicroseconds: item.due), zone: notification.trigger.timeZone ?? systemZone,
-                trigger: notification.trigger, backends: notification.backends, thread: notification.thread,
-                timing: notification.timing, delay: item.due - item.fireTime)
-        }
-        // Runs after fires: the scan of the whole schedule only when something has nothing left to fire.
-        var idle: [String] = []
-        var idleItems: [Status.IdleItem] = []
-        var finishedPinned: [String] = []
-        let retired = requests.retired
-        if entries.count > queue.count + retired.count {
-            var busy = [Bool](repeating: false, count: entries.count)
-            for item in queue.items { busy[item.entry] = true }
-            for index in retired { busy[index] = true }
-            var idleEntries: [Int] = []
-            for index in entries.indices where !busy[index] && idleEntries.count < limit { idleEntries.append(index) }
-            idleEntries.sort { entries[$0].notification.id < entries[$1].notification.id }
-            idle = idleEntries.map { entries[$0].notification.id }
-            idleItems = idleEntries.map { index in
-                let notification = entries[index].notification
-                return Status.IdleItem(
-                    id: notification.id, title: notification.title, source: entries[index].source,
-                    trigger: notification.trigger, isEnabled: notification.isEnabled, thread: notification.thread)
-            }
-            // Until its delivery is done, a crash must find it to deliver it again.
-            let followUps = self.followUps
-            finishedPinned = requests.finished(
-                isIdle: { !busy[$0] }, id: { entries[$0].notification.id }, isFollowedUp: followUps.contains
-            ).map { entries[$0].source }
-        }
-        return Status(
-            scheduled: scheduled, scheduledCount: queue.count, earliestThrough: earliestThrough, idle: idle,
-            idleItems: idleItems,
-            idleCount: entries.count - queue.count - retired.count, finishedPinnedSources: finishedPinned.sorted())
+        Status(
+            entries: entries, queue: queue, requests: requests, followUps: followUps, systemZone: systemZone,
+            limit: limit)
     }
 }
