@@ -21,19 +21,19 @@ import Testing
         }
     }
 
-    static func harness(asleep: Locked<Int64>, inhibitions: Inhibitions) -> Harness {
+    /// A harness whose scheduler wakes the system with `alarm`, a manual timer on its clock.
+    static func harness(asleep: Locked<Int64>, inhibitions: Inhibitions) -> (Harness, alarm: ManualTimer) {
         let harness = Harness(start: "2026-12-01 05:00 UTC")
-        harness.scheduler.alarm = harness.clock.makeTimer()
-        harness.scheduler.timeAsleep = { asleep.withLock { $0 } }
+        let alarm = harness.clock.makeTimer()
+        harness.scheduler.wakeAlarm = WakeAlarm(timer: alarm, timeAsleep: { asleep.withLock { $0 } })
         harness.scheduler.holdSleep = { inhibitions.hold($0) }
-        return harness
+        return (harness, alarm)
     }
 
     @Test func theAlarmIsArmedForTheEarliestWakingOccurrenceAndItsDeliveriesKeepTheSystemAwake() throws {
         let asleep = Locked<Int64>(0)
         let inhibitions = Inhibitions()
-        let harness = Self.harness(asleep: asleep, inhibitions: inhibitions)
-        let alarm = try #require(harness.scheduler.alarm as? ManualTimer)
+        let (harness, alarm) = Self.harness(asleep: asleep, inhibitions: inhibitions)
         harness.scheduler.install(
             SchedulerTests.schedule([
                 ("alarm", "[Trigger]\nOnCalendar=*-*-* 06:30\nWakeSystem=yes\n"),
@@ -75,8 +75,7 @@ import Testing
 
     @Test func usersWakeUpsShareTheAlarmOneEachAndEndWhenTheyCome() throws {
         let asleep = Locked<Int64>(0)
-        let harness = Self.harness(asleep: asleep, inhibitions: Inhibitions())
-        let alarm = try #require(harness.scheduler.alarm as? ManualTimer)
+        let (harness, alarm) = Self.harness(asleep: asleep, inhibitions: Inhibitions())
         harness.scheduler.install(SchedulerTests.schedule([("tick", "[Trigger]\nOnCalendar=hourly\n")]))
         #expect(alarm.deadline == nil)
         harness.scheduler.setUserWake(1000, at: TestDate.timestamp("2026-12-01 06:00 UTC"))

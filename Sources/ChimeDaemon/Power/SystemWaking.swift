@@ -15,11 +15,11 @@ enum SystemWaking {
     ) -> String? {
         let systemBus = BusConnection.systemBusAddress(environment: environment)
         do {
-            scheduler.alarm = try AlarmTimer(queue: queue)
-            scheduler.timeAsleep = { max(0, chime_time_asleep()) }
+            scheduler.wakeAlarm = WakeAlarm(
+                timer: try AlarmTimer(queue: queue), timeAsleep: { max(0, chime_time_asleep()) })
         } catch {
             guard instance == .user, let systemBus else { return refusal(error) }
-            scheduler.alarm = RemoteAlarm(address: systemBus, log: log)
+            scheduler.wakeAlarm = WakeAlarm(timer: RemoteAlarm(address: systemBus, log: log))
         }
         if let systemBus {
             let inhibitor = SleepInhibitor(address: systemBus, log: log)

@@ -2,8 +2,9 @@ import ChimeCore
 import Foundation
 
 /// What the journal is told of occurrences that did not come on time: missed ones, collapsed into one entry
-/// (`missed`, or `caught-up` for a `Persistent=yes` notification that is delivered once, late), and one-shot
-/// instants already past when a notification is first seen (`skipped-past`, once per notification).
+/// (`missed`, or `caught-up` for a `Persistent=yes` notification that is delivered once, late), one-shot
+/// instants already past when a notification is first seen (`skipped-past`, once per notification), and
+/// deliveries that the end of the previous run interrupted, delivered again.
 ///
 /// A value the scheduler holds, used on its queue.
 struct LateOccurrences {
@@ -51,5 +52,21 @@ struct LateOccurrences {
                     ("CHIME_ID", notification.id), ("CHIME_TITLE", notification.title),
                     ("CHIME_FIRE_TIME", Timestamp.iso8601(past, fraction: .microseconds)),
                 ]))
+    }
+
+    /// Tells that `interrupted`, in flight when the previous run ended, is delivered again to the backends that had
+    /// not finished it.
+    func tellRedelivery(of interrupted: InterruptedDelivery) {
+        let finished = interrupted.finishedBackends.sorted()
+        let except = finished.isEmpty ? "" : " except to \(finished.joined(separator: ", ")), which had finished"
+        log.record(
+            DaemonEvent(
+                .deliveryFailed,
+                "\(interrupted.id): the delivery due at \(Timestamp.iso8601(interrupted.fireTime)) was interrupted "
+                    + "by the end of the previous run; delivering it again\(except).",
+                fields: [
+                    ("CHIME_ID", interrupted.id),
+                    ("CHIME_FIRE_TIME", Timestamp.iso8601(interrupted.fireTime, fraction: .microseconds)),
+                ], priority: .warning))
     }
 }

@@ -50,6 +50,50 @@ extension Scheduler {
     }
 }
 
+/// The read-only view of the schedule: what `STATUS=`, `schedule.json`, `chimectl list` and an application's
+/// `GetPending` show of it.
+extension Scheduler {
+    /// Whether a schedule was installed (the first install delivers what was missed while chimed was down).
+    var isInstalled: Bool { processedThrough != nil }
+
+    /// The system zone the installed schedule was loaded in; `nil` before the first install.
+    public var installedZone: ZoneRules? { isInstalled ? systemZone : nil }
+
+    /// How many notifications have a next occurrence.
+    public var scheduledCount: Int { queue.count }
+
+    /// The instant the timer is armed for.
+    public var armedDeadline: Date? { timer.deadline }
+
+    /// The earliest pending occurrence: which notification, when, and the zone to show it in.
+    public var nextUp: (id: String, title: String, date: Date, zone: ZoneRules)? {
+        guard let first = queue.first else { return nil }
+        let notification = entries[first.entry].notification
+        return (
+            notification.id, notification.title, Date(epochMicroseconds: first.due),
+            notification.trigger.timeZone ?? systemZone
+        )
+    }
+
+    /// The pinned notifications whose id begins with `prefix` and that have a next occurrence (an application's
+    /// pending requests), in no particular order.
+    public func pending(idPrefix prefix: String) -> [(id: String, source: String, next: Date)] {
+        let wanted = requests.entries(withIDPrefix: prefix)
+        guard !wanted.isEmpty else { return [] }
+        return queue.items.filter { wanted.contains($0.entry) }.map { item in
+            (entries[item.entry].notification.id, entries[item.entry].source, Date(epochMicroseconds: item.due))
+        }
+    }
+
+    /// The schedule as it stands: the `limit` earliest notifications and the pinned ones, so that the cost does not
+    /// grow with the size of the schedule (a million notifications are not listed after every fire).
+    public func status(limit: Int = .max) -> Status {
+        Status(
+            entries: entries, queue: queue, requests: requests, followUps: followUps, systemZone: systemZone,
+            limit: limit)
+    }
+}
+
 extension Scheduler.Status {
     /// What `entries` and `queue` hold: the `limit` earliest, the requests `requests` always lists, and at
     /// most `limit` with nothing left to fire.

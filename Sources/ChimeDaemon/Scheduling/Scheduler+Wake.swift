@@ -5,27 +5,14 @@ extension Scheduler {
     /// Arms the alarm for the earliest pending occurrence with `WakeSystem=yes` or user's wake-up, or disarms it when
     /// there is none.
     func rearmAlarm() {
-        guard let alarm else { return }
-        guard let earliest = [wakeDue.values.min(), userWakes.values.min()].compactMap({ $0 }).min() else {
-            if alarm.deadline != nil { alarm.cancel() }
-            return
-        }
-        if alarm.deadline?.epochMicroseconds != earliest {
-            asleepWhenArmed = timeAsleep()
-            alarm.arm(at: Date(epochMicroseconds: earliest))
-        }
+        wakeAlarm?.rearm(notificationsDue: wakeDue.values.min())
     }
 
     /// The alarm expired: the wall-clock timer expired with it, and whichever runs first delivers what is due. If
     /// the system slept since the alarm was armed, it is what woke it, and the journal says so.
     func alarmFired() {
-        let asleep = timeAsleep()
-        let slept = asleep - asleepWhenArmed
-        asleepWhenArmed = asleep
         let now = clock.now().epochMicroseconds
-        // A user's wake-up is done once it has come: that instance asks again for its next.
-        let users = userWakes.filter { $0.value <= now }.keys.sorted()
-        for uid in users { userWakes[uid] = nil }
+        guard let (users, slept) = wakeAlarm?.expired(now: now) else { return }
         if slept >= 1_000_000 {
             let waking =
                 wakeDue.filter { $0.value <= now }.keys.sorted().map { entries[$0].notification.id }
@@ -44,10 +31,10 @@ extension Scheduler {
     /// The wake-up the instance of user `uid` asks for (`WakeService`), replacing the one it asked for before;
     /// `nil` withdraws it. The alarm wakes the system for it; that instance delivers its own notifications.
     public func setUserWake(_ uid: UInt32, at instant: Date?) {
-        userWakes[uid] = instant?.epochMicroseconds
+        wakeAlarm?.setUserWake(uid, at: instant?.epochMicroseconds)
         rearmAlarm()
     }
 
     /// The users' wake-ups still to come, by user id.
-    public var userWakeTimes: [UInt32: Date] { userWakes.mapValues { Date(epochMicroseconds: $0) } }
+    public var userWakeTimes: [UInt32: Date] { wakeAlarm?.userWakeTimes ?? [:] }
 }

@@ -17,7 +17,7 @@ public final class Scheduler: @unchecked Sendable {
     private(set) var requests = RequestIndex()
 
     let clock: any WallClock
-    private let timer: any WallTimer
+    let timer: any WallTimer
     private let store: any HistoryStore
     let dispatcher: any DeliveryDispatching
     let log: any EventLog
@@ -33,13 +33,13 @@ public final class Scheduler: @unchecked Sendable {
     private(set) var entries: [Entry] = []
     /// The generation of the entries, and what was handled while a rebuild prepared the next schedule.
     private var swap = ScheduleSwap()
-    private var queue = OccurrenceQueue()
-    private var systemZone: ZoneRules = .utc
+    private(set) var queue = OccurrenceQueue()
+    private(set) var systemZone: ZoneRules = .utc
     /// Per notification id: first sighting and last occurrence handled. Kept across rebuilds.
     let historyTable: HistoryTable
     public var histories: [String: DeliveryHistory] { historyTable.all }
     /// Every occurrence at or before this instant (µs) has been handled.
-    private var processedThrough: Int64?
+    private(set) var processedThrough: Int64?
     /// What the journal is told of missed occurrences and past instants.
     private var late: LateOccurrences
     /// Makes the store's records durable, and says when it cannot.
@@ -48,22 +48,16 @@ public final class Scheduler: @unchecked Sendable {
     var followUps: FollowUps
     /// When logind last said the machine was about to sleep, until it resumed (`Scheduler+Sleep`).
     var sleepingSince: Date?
-    /// The timer that wakes the system, armed for the earliest occurrence with `WakeSystem=yes` (`Scheduler+Wake`);
+    /// The alarm that wakes the system for the earliest occurrence with `WakeSystem=yes` (`Scheduler+Wake`);
     /// `nil` where chimed cannot wake the system.
-    public var alarm: (any WallTimer)? {
-        didSet { alarm?.setHandler { [weak self] in self?.alarmFired() } }
+    public var wakeAlarm: WakeAlarm? {
+        didSet { wakeAlarm?.setHandler { [weak self] in self?.alarmFired() } }
     }
     /// Takes a delay inhibitor for a delivery that may have woken the system and returns its release; the daemon
     /// asks logind (`SleepInhibitor`).
     public var holdSleep: (@Sendable (_ why: String) -> @Sendable () -> Void)?
-    /// How long the system has been suspended since it booted, in microseconds: what tells a wake-up by the alarm.
-    public var timeAsleep: @Sendable () -> Int64 = { 0 }
-    /// `timeAsleep` when the alarm was armed.
-    var asleepWhenArmed: Int64 = 0
     /// The due time of each entry with `WakeSystem=yes` that has a pending occurrence.
     var wakeDue: [Int: Int64] = [:]
-    /// The wake-ups users' instances asked the system instance for (`WakeService`), by user id.
-    var userWakes: [UInt32: Int64] = [:]
     /// Runs after each fire has been handled (deliveries made, timer re-armed).
     public var afterFire: (() -> Void)?
     /// Runs, on the dispatcher's side, when every backend is done with a delivery of a pinned notification: one
@@ -89,28 +83,6 @@ public final class Scheduler: @unchecked Sendable {
         historyTable = HistoryTable(stored)
         for problem in problems { log.record(DaemonEvent(.stateError, problem, priority: .warning)) }
         timer.setHandler { [weak self] in self?.timerFired() }
-    }
-
-    /// Whether a schedule was installed (the first install delivers what was missed while chimed was down).
-    var isInstalled: Bool { processedThrough != nil }
-
-    /// The system zone the installed schedule was loaded in; `nil` before the first install.
-    public var installedZone: ZoneRules? { isInstalled ? systemZone : nil }
-
-    /// How many notifications have a next occurrence.
-    public var scheduledCount: Int { queue.count }
-
-    /// The instant the timer is armed for.
-    public var armedDeadline: Date? { timer.deadline }
-
-    /// The earliest pending occurrence: which notification, when, and the zone to show it in.
-    public var nextUp: (id: String, title: String, date: Date, zone: ZoneRules)? {
-        guard let first = queue.first else { return nil }
-        let notification = entries[first.entry].notification
-        return (
-            notification.id, notification.title, Date(epochMicroseconds: first.due),
-            notification.trigger.timeZone ?? systemZone
-        )
     }
 
     /// Replaces the whole schedule with `loaded` and re-arms, all on the queue: what a rebuild does in three steps
@@ -357,17 +329,7 @@ public final class Scheduler: @unchecked Sendable {
                 store.recordFinished(interrupted.id, at: interrupted.fireTime)
                 continue
             }
-            let finished = interrupted.finishedBackends.sorted()
-            let except = finished.isEmpty ? "" : " except to \(finished.joined(separator: ", ")), which had finished"
-            log.record(
-                DaemonEvent(
-                    .deliveryFailed,
-                    "\(interrupted.id): the delivery due at \(Timestamp.iso8601(interrupted.fireTime)) was interrupted "
-                        + "by the end of the previous run; delivering it again\(except).",
-                    fields: [
-                        ("CHIME_ID", interrupted.id),
-                        ("CHIME_FIRE_TIME", Timestamp.iso8601(interrupted.fireTime, fraction: .microseconds)),
-                    ], priority: .warning))
+            late.tellRedelivery(of: interrupted)
             var delivery = Delivery(of: entry, fireTime: interrupted.fireTime, missedCount: interrupted.missed)
             delivery.finishedBackends = interrupted.finishedBackends
             deliver(delivery)
@@ -459,21 +421,4 @@ public final class Scheduler: @unchecked Sendable {
         return Date(epochMicroseconds: due)
     }
 
-    /// The pinned notifications whose id begins with `prefix` and that have a next occurrence (an application's
-    /// pending requests), in no particular order.
-    public func pending(idPrefix prefix: String) -> [(id: String, source: String, next: Date)] {
-        let wanted = requests.entries(withIDPrefix: prefix)
-        guard !wanted.isEmpty else { return [] }
-        return queue.items.filter { wanted.contains($0.entry) }.map { item in
-            (entries[item.entry].notification.id, entries[item.entry].source, Date(epochMicroseconds: item.due))
-        }
-    }
-
-    /// The schedule as it stands: the `limit` earliest notifications and the pinned ones, so that the cost does not
-    /// grow with the size of the schedule (a million notifications are not listed after every fire).
-    public func status(limit: Int = .max) -> Status {
-        Status(
-            entries: entries, queue: queue, requests: requests, followUps: followUps, systemZone: systemZone,
-            limit: limit)
-    }
 }
