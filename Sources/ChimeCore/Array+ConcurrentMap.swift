@@ -6,8 +6,8 @@ extension Array {
     /// parsing thousands of notification files); small arrays are mapped in place.
     public func concurrentMap<T>(_ transform: (Element) -> T) -> [T] {
         guard count >= 64 else { return map(transform) }
-        // Sixteen chunks a core: the threads finish within one small chunk of each other (with four a core, one
-        // thread of a load of 10,000 files went on alone for the last 9 ms of it).
+        // Sixteen chunks a core: the threads finish within one small chunk of each other, rather than one going on
+        // alone with a large chunk of slow files at the end.
         let chunkCount = Swift.min(count, 16 * Swift.max(1, ProcessInfo.processInfo.activeProcessorCount))
         let chunkSize = (count + chunkCount - 1) / chunkCount
         return [T](unsafeUninitializedCapacity: count) { buffer, initialized in

@@ -5,8 +5,8 @@ extension String {
     /// whatever the locale.
     ///
     /// `<` on strings compares Unicode scalars after normalisation, not bytes; and the generic
-    /// `utf8.lexicographicallyPrecedes` costs a call per byte, which was a quarter of a search's single-threaded
-    /// part at 10,000 files. Native strings are compared with one `memcmp`.
+    /// `utf8.lexicographicallyPrecedes` costs a call per byte, which the sort of a large search pays for every
+    /// comparison. Native strings are compared with one `memcmp`.
     public func precedesInByteOrder(_ other: String) -> Bool {
         let compared = utf8.withContiguousStorageIfAvailable { mine in
             other.utf8.withContiguousStorageIfAvailable { theirs -> Bool in

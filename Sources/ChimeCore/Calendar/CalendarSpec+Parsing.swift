@@ -77,7 +77,7 @@ extension CalendarSpec {
     }
 
     private static func hasSuffixIgnoringCase(_ bytes: [UInt8], _ suffix: String) -> Bool {
-        // Compared in place: an array of the suffix's bytes was a third of the allocations of parsing a spec.
+        // Compared in place: an array of the suffix's bytes would be an allocation per spec parsed.
         var index = bytes.count - suffix.utf8.count
         guard index >= 0 else { return false }
         for byte in suffix.utf8 {

@@ -108,7 +108,7 @@ public struct ZoneRules: Sendable, CustomStringConvertible {
     var abbreviationEnds: [Int] { storage.abbreviationEnds }
     /// Where lookups start: for each span of `2^lookupShift` seconds from `lookupBase` on, the index of the last
     /// transition at or before the span's start. The calendar search looks up thousands of instants per elapse
-    /// listed; bisecting hundreds of transitions for each was a quarter of its time.
+    /// listed, and bisecting hundreds of transitions for each would cost more than the search itself.
     private var lookupStarts: [Int32] { storage.lookupStarts }
     private var lookupBase: Int64 { storage.lookupBase }
     private static let lookupShift: Int64 = 23

@@ -97,8 +97,8 @@ struct PreparedSchedule: Sendable {
                 after: Date(epochMicroseconds: after), history: history, systemZone: systemZone)?.epochMicroseconds
         }
         // Read in place, through the buffers: copying a notification out (as `for entry in entries` does) retains and
-        // releases every string it holds, a sixth of the install of a million in a profile. The triggers, which are
-        // copied to be compared, are compared on all cores by `PreviousEntries`.
+        // releases every string it holds, which a million of them feel. The triggers, which are copied to be
+        // compared, are compared on all cores by `PreviousEntries`.
         func prepareLoop(
             _ installed: UnsafeBufferPointer<LoadedNotification>, _ before: UnsafeBufferPointer<LoadedNotification>
         ) {

@@ -138,8 +138,7 @@ public final class Scheduler: @unchecked Sendable {
         swap.committed(newIndex: prepared.newIndex)
         let now = Date(epochMicroseconds: prepared.now)
         if !prepared.firstSeen.isEmpty {
-            // Independent of each other, and each some hundreds of milliseconds for a first start of a million: side
-            // by side then.
+            // Independent of each other, and each long for a first start of many: side by side then.
             let historyTable = self.historyTable
             let store = self.store
             let firstSeen = prepared.firstSeen
