@@ -4,8 +4,9 @@ import Foundation
 
 /// The running `chimed`'s lifecycle: the instance lock and PID file, signals (registered before anything can
 /// arrive), the service manager and its watchdog, clock and zone watches, and an orderly stop. The work is done by
-/// the parts it wires together: the `Scheduler` and its one timer, the `Dispatcher` and backends, the
-/// `ScheduleRebuilder`, the `ScheduleReporter`, the `InstanceBadge` and the `NotificationAnswers`.
+/// the parts it wires together: the `Scheduler` and its one timer, the `DeliveryPipeline` (presentation, focus,
+/// badges, application signals, the `Dispatcher` and its backends), the `ScheduleRebuilder`, the
+/// `ScheduleReporter`, the `NotificationAnswers` and the `ApplicationInterface`.
 ///
 /// All scheduling state lives on one serial queue; loading a new schedule runs on another, so a slow load never
 /// delays a fire.
