@@ -60,9 +60,10 @@ public final class Daemon: @unchecked Sendable {
         let queue = self.queue
         let clock = self.clock
         messages = ServiceManagerMessages(log: log)
-        let badge = InstanceBadge(stateDirectory: options.stateDirectory, environment: environment, log: log)
+        let badge = InstanceBadge(
+            stateDirectory: options.stateDirectory, environment: environment, log: log, queue: queue)
         let requests = ApplicationRequests(stateDirectory: options.stateDirectory)
-        let appBadges = ApplicationBadges(requests: requests, environment: environment, log: log)
+        let appBadges = ApplicationBadges(requests: requests, environment: environment, log: log, queue: queue)
         let signals = ApplicationSignals(queue: queue, log: log)
         let dispatcher = Dispatcher(backends: [], defaultBackends: ["journal"], clock: SystemWallClock(), log: log)
         pipeline = DeliveryPipeline(

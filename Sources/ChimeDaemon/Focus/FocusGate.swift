@@ -10,7 +10,7 @@ import Foundation
 /// loses nothing: a delivery is in the state's in-flight records or in the store, and until the release of a held
 /// delivery is done it stays in the store too. Arms a timer of its own for the next instant quiet may begin or end.
 ///
-/// Not thread-safe: used on the scheduler's queue, like the scheduler.
+/// Bound to the scheduler's queue when given one (checked); tests that call it directly give none.
 public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
     private let target: any DeliveryDispatching
     private let clock: any WallClock
@@ -20,6 +20,7 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
     /// Runs work on the gate's queue after what runs now (the daemon's `queue.async`): deliveries held during one
     /// fire are kept in one write.
     private let later: (@escaping @Sendable () -> Void) -> Void
+    private let queue: DispatchQueue?
 
     private var settings = FocusSettings()
     private var quietSwitch: QuietSwitch?
@@ -46,8 +47,10 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
     ///   - later: runs work on the gate's queue after the current work; tests run it at once.
     public init(
         target: any DeliveryDispatching, clock: any WallClock, timer: any WallTimer, log: any EventLog,
-        store: (any HeldDeliveryStore)?, later: @escaping (@escaping @Sendable () -> Void) -> Void = { $0() }
+        store: (any HeldDeliveryStore)?, later: @escaping (@escaping @Sendable () -> Void) -> Void = { $0() },
+        queue: DispatchQueue? = nil
     ) {
+        self.queue = queue
         self.target = target
         self.clock = clock
         self.timer = timer
@@ -60,6 +63,7 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
 
     /// Takes the settings, the switch and the zone as a rebuild found them, and decides again.
     public func configure(_ settings: FocusSettings, quietSwitch: QuietSwitch?, systemZone: ZoneRules) {
+        onQueue()
         self.settings = settings
         self.quietSwitch = quietSwitch
         self.systemZone = systemZone
@@ -69,6 +73,7 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
 
     /// The desktop's do-not-disturb changed: on, reported by `source`, or off (`nil`).
     public func desktopChanged(_ source: String?) {
+        onQueue()
         guard source != desktop else { return }
         desktop = source
         if isConfigured { evaluate() }
@@ -80,6 +85,7 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
         _ delivery: Delivery, backendFinished: @escaping @Sendable (String) -> Void,
         finished: @escaping @Sendable () -> Void
     ) {
+        onQueue()
         if let next = quietness.nextChange, clock.now() >= next { evaluate() }
         guard isConfigured, quietness.isQuiet else {
             target.dispatch(delivery, backendFinished: backendFinished, finished: finished)
@@ -132,6 +138,7 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
 
     /// Decides whether it is quiet now; begins or ends quiet, releasing what was held, and arms for the next change.
     private func evaluate() {
+        onQueue()
         guard isConfigured else { return }
         let now = clock.now()
         let wasQuiet = quietness.isQuiet
@@ -193,5 +200,9 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
             }
         }
         changed?()
+    }
+
+    private func onQueue() {
+        if let queue { dispatchPrecondition(condition: .onQueue(queue)) }
     }
 }

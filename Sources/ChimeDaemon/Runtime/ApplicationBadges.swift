@@ -6,9 +6,10 @@ import Foundation
 /// the application's own requests, and shown on its launcher entry (`application://APP_ID.desktop`) unless
 /// chimed.conf's `[Presentation] Badge=no`. chime's own badge (`InstanceBadge`) is not touched by them.
 ///
-/// Not thread-safe: used from the scheduler's queue only. Publishing goes through a queue of its own, since
+/// Bound to the scheduler's queue when given one (checked). Publishing goes through a queue of its own, since
 /// connecting to the session bus must not hold up a fire.
 final class ApplicationBadges: @unchecked Sendable {
+    private let queue: DispatchQueue?
     private let requests: ApplicationRequests
     private let environment: [String: String]
     private let log: any EventLog
@@ -20,7 +21,8 @@ final class ApplicationBadges: @unchecked Sendable {
     private var launchers: [String: UnityLauncherBadge] = [:]
     private let publishing = DispatchQueue(label: "chimed.app-badges", qos: .utility)
 
-    init(requests: ApplicationRequests, environment: [String: String], log: any EventLog) {
+    init(requests: ApplicationRequests, environment: [String: String], log: any EventLog, queue: DispatchQueue? = nil) {
+        self.queue = queue
         self.requests = requests
         self.environment = environment
         self.log = log
@@ -28,11 +30,13 @@ final class ApplicationBadges: @unchecked Sendable {
 
     /// Takes chimed.conf's `[Presentation] Badge=`: whether the numbers are shown on launchers.
     func configure(isShown: Bool) {
+        onQueue()
         self.isShown = isShown
     }
 
     /// `appID`'s number now.
     func count(of appID: String) -> Int {
+        onQueue()
         if let count = counts[appID] { return count }
         let (count, problem) = file(of: appID).read()
         if let problem { log.record(DaemonEvent(.stateError, problem, priority: .warning)) }
@@ -42,6 +46,7 @@ final class ApplicationBadges: @unchecked Sendable {
 
     /// Sets `appID`'s number, stores it and shows it.
     func set(_ count: Int, for appID: String) throws {
+        onQueue()
         counts[appID] = max(count, 0)
         try file(of: appID).write(max(count, 0))
         publish(appID)
@@ -49,6 +54,7 @@ final class ApplicationBadges: @unchecked Sendable {
 
     /// The `Badge=` of `appID`'s request changes that application's number, and the delivery carries the result.
     func apply(to delivery: inout Delivery, of appID: String) {
+        onQueue()
         guard let change = delivery.notification.badge else { return }
         let count = BadgeFile.apply(change, to: count(of: appID))
         counts[appID] = count
@@ -58,6 +64,7 @@ final class ApplicationBadges: @unchecked Sendable {
 
     /// Stores and shows the numbers deliveries changed since the last call (once per fire).
     func saveIfChanged() {
+        onQueue()
         for appID in changed.sorted() {
             do {
                 try file(of: appID).write(counts[appID] ?? 0)
@@ -93,5 +100,9 @@ final class ApplicationBadges: @unchecked Sendable {
             })
         launchers[appID] = launcher
         return launcher
+    }
+
+    private func onQueue() {
+        if let queue { dispatchPrecondition(condition: .onQueue(queue)) }
     }
 }

@@ -5,9 +5,10 @@ import Foundation
 /// changed by deliveries with `Badge=` and by `chimectl badge`, and shown on the launcher entry of chimed.conf's
 /// `DesktopEntry=` (`UnityLauncherBadge`) unless `[Presentation] Badge=no`.
 ///
-/// Not thread-safe: the daemon uses it from the scheduler's queue only. Publishing goes through a queue of its own,
+/// Bound to the scheduler's queue when given one (checked). Publishing goes through a queue of its own,
 /// since connecting to the session bus must not hold up a fire.
 final class InstanceBadge: @unchecked Sendable {
+    private let queue: DispatchQueue?
     /// The number now.
     private(set) var count = 0
     private var changed = false
@@ -19,7 +20,8 @@ final class InstanceBadge: @unchecked Sendable {
     private var isShown = true
     private let publishing = DispatchQueue(label: "chimed.badge", qos: .utility)
 
-    init(stateDirectory: String, environment: [String: String], log: any EventLog) {
+    init(stateDirectory: String, environment: [String: String], log: any EventLog, queue: DispatchQueue? = nil) {
+        self.queue = queue
         file = BadgeFile(stateDirectory: stateDirectory)
         self.environment = environment
         self.log = log
@@ -27,6 +29,7 @@ final class InstanceBadge: @unchecked Sendable {
 
     /// Takes chimed.conf's settings: the launcher entry to publish to, and whether badges are shown at all.
     func configure(desktopEntry: String, isShown: Bool) {
+        onQueue()
         self.isShown = isShown
         guard launcher == nil || desktopEntry != self.desktopEntry else { return }
         self.desktopEntry = desktopEntry
@@ -42,6 +45,7 @@ final class InstanceBadge: @unchecked Sendable {
     /// At the first rebuild, the stored number (launchers learn a number a restart kept); at each rebuild, the
     /// change `chimectl badge` requested.
     func takeStoredAndRequested(isFirstRebuild: Bool) {
+        onQueue()
         if isFirstRebuild {
             let (value, problem) = file.read()
             count = value
@@ -57,6 +61,7 @@ final class InstanceBadge: @unchecked Sendable {
     /// A delivery's `Badge=` changes the number, and the delivery carries the result. It is written once per fire
     /// (`saveIfChanged`), not once per delivery: a burst must not pay a synced write each.
     func apply(to delivery: inout Delivery) {
+        onQueue()
         guard let change = delivery.notification.badge else { return }
         count = BadgeFile.apply(change, to: count)
         delivery.badge = count
@@ -65,6 +70,7 @@ final class InstanceBadge: @unchecked Sendable {
 
     /// Publishes and writes the number if deliveries changed it since the last call.
     func saveIfChanged() {
+        onQueue()
         guard changed else { return }
         changed = false
         publish()
@@ -83,5 +89,9 @@ final class InstanceBadge: @unchecked Sendable {
         } catch {
             log.record(DaemonEvent(.stateError, "Cannot record the badge number: \(error)", priority: .error))
         }
+    }
+
+    private func onQueue() {
+        if let queue { dispatchPrecondition(condition: .onQueue(queue)) }
     }
 }

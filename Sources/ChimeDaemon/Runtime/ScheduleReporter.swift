@@ -5,7 +5,7 @@ import Foundation
 /// `RUNTIME_DIR/schedule.json` for `chimectl`, after every rebuild and, at most every `refreshInterval`, after
 /// fires (one update after a burst, not one per fire).
 ///
-/// Not thread-safe: used on the scheduler's queue only.
+/// Bound to the scheduler's queue (checked).
 final class ScheduleReporter: @unchecked Sendable {
     /// What the last rebuild left, for the status line and the snapshot.
     struct RebuildFacts {
@@ -63,6 +63,7 @@ final class ScheduleReporter: @unchecked Sendable {
 
     /// `STATUS=`: `12 scheduled; next: standup at Mon 2026-11-30 09:55:00 CET`.
     func statusText() -> String {
+        dispatchPrecondition(condition: .onQueue(queue))
         var text = "\(scheduler.scheduledCount) scheduled"
         if let next = scheduler.nextUp {
             text += "; next: \(next.id) at \(Timestamp.format(next.date, zone: next.zone) ?? "?")"
@@ -79,6 +80,7 @@ final class ScheduleReporter: @unchecked Sendable {
     /// After a rebuild: `READY=1` with the status first, then the snapshot (which `chimectl` waits for), off the
     /// critical path; `afterSnapshot` runs once the snapshot is written.
     func rebuilt(_ facts: RebuildFacts, afterSnapshot: @escaping @Sendable () -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
         self.facts = facts
         messages.send("READY=1\nSTATUS=\(statusText())")
         refresh()
@@ -89,6 +91,7 @@ final class ScheduleReporter: @unchecked Sendable {
     /// the snapshot follow at once, shared by the requests that come meanwhile, and `written` runs once the snapshot
     /// holds the change (`chimectl list` then shows it, as after a rebuild).
     func requestsChanged(then written: @escaping @Sendable () -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
         waitingForSnapshot.append(written)
         guard waitingForSnapshot.count == 1 else { return }
         queue.async { [self] in
@@ -106,6 +109,7 @@ final class ScheduleReporter: @unchecked Sendable {
     /// `refreshInterval`. Otherwise as `requestsChanged`. A thousand listed notifications formatted again were most
     /// of what an `Add` waited for.
     func requestPlaced(due: Date, then placed: @escaping @Sendable () -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
         if let listedThrough, due >= listedThrough, waitingForSnapshot.isEmpty {
             scheduleChanged(countOnly: true)
             placed()
@@ -118,6 +122,7 @@ final class ScheduleReporter: @unchecked Sendable {
     /// every `refreshInterval`.
     /// - Parameter countOnly: only requests the snapshot does not list were placed (`requestPlaced`).
     func scheduleChanged(countOnly: Bool = false) {
+        dispatchPrecondition(condition: .onQueue(queue))
         if !countOnly { listingChanged = true }
         guard !refreshPending else { return }
         refreshPending = true

@@ -7,7 +7,7 @@ import Foundation
 /// configuration is applied and the new schedule swapped in, in one step on the queue.
 ///
 /// Requests that come while a load runs collapse into one more rebuild after it. `RELOADING=1` goes out before a
-/// rebuild (not the first), `READY=1` after each (`ScheduleReporter`). Used on the scheduler's queue only.
+/// rebuild (not the first), `READY=1` after each (`ScheduleReporter`). Bound to the scheduler's queue (checked).
 final class ScheduleRebuilder: @unchecked Sendable {
     private let options: DaemonOptions
     private let environment: [String: String]
@@ -70,6 +70,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
     /// - Parameter timeChanged: the clock or the zone changed: the next rebuild computes every pending occurrence
     ///   anew instead of keeping those of unchanged notifications (`Scheduler.install(_:keepingPending:)`).
     func rebuild(reason: String, timeChanged: Bool = false, then completion: (() -> Void)? = nil) {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard !isStopped else { return }
         if timeChanged { timeChangedSinceLoad = true }
         if isRebuilding {
@@ -143,6 +144,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
 
     /// No rebuild starts after this (chimed is stopping).
     func stop() {
+        dispatchPrecondition(condition: .onQueue(queue))
         isStopped = true
     }
 

@@ -29,7 +29,8 @@ final class DeliveryPipeline: @unchecked Sendable {
         let delivered = DeliveredSignals(target: dispatcher, signals: signals, queue: queue)
         badges = DeliveryBadges(
             target: delivered, instance: instanceBadge, applications: applicationBadges, queue: queue, later: later)
-        focus = FocusGate(target: badges, clock: clock, timer: focusTimer, log: log, store: heldStore, later: later)
+        focus = FocusGate(
+            target: badges, clock: clock, timer: focusTimer, log: log, store: heldStore, later: later, queue: queue)
         presentation = PresentationFilter(target: focus, queue: queue)
     }
 
