@@ -73,6 +73,26 @@ import Testing
         #expect(alarm.deadline == nil)
     }
 
+    /// A repeat or a snooze of a notification that wakes the system keeps it awake while it is delivered, as the
+    /// occurrence did.
+    @Test func repeatsAndSnoozesOfAWakingNotificationKeepTheSystemAwakeToo() throws {
+        let inhibitions = Inhibitions()
+        let (harness, _) = Self.harness(asleep: Locked<Int64>(0), inhibitions: inhibitions)
+        harness.scheduler.install(
+            SchedulerTests.schedule([
+                ("pills", "[Notification]\nRepeat=5min\n[Trigger]\nAt=2026-12-01 07:00\nWakeSystem=yes\n")
+            ]))
+        harness.clock.advance(to: TestDate.timestamp("2026-12-01 06:00 UTC"))
+        harness.clock.advance(to: TestDate.timestamp("2026-12-01 06:05 UTC"))
+        #expect(harness.delivered == ["pills@2026-12-01T06:00:00Z", "pills@2026-12-01T06:00:00Z"])
+        #expect(harness.scheduler.acknowledge(["pills"], by: "the test") == ["pills"])
+        #expect(harness.scheduler.snooze("pills", for: .seconds(600)) != nil)
+        harness.clock.advance(to: TestDate.timestamp("2026-12-01 06:15 UTC"))
+        #expect(harness.delivered.count == 3)
+        #expect(inhibitions.taken.withLock { $0 } == Array(repeating: "Delivering pills (WakeSystem=yes)", count: 3))
+        #expect(inhibitions.released.withLock { $0 } == inhibitions.taken.withLock { $0 })
+    }
+
     @Test func usersWakeUpsShareTheAlarmOneEachAndEndWhenTheyCome() throws {
         let asleep = Locked<Int64>(0)
         let (harness, alarm) = Self.harness(asleep: asleep, inhibitions: Inhibitions())

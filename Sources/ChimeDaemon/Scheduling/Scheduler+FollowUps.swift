@@ -57,7 +57,8 @@ extension Scheduler {
             }
             // The badge already counted this notification when it was first delivered.
             delivery.notification.badge = nil
-            dispatcher.dispatch(delivery) {}
+            // Not an occurrence: the history and the store of deliveries in flight do not see it.
+            handOff(delivery, recorded: false)
         }
         if repeated { followUps.saveRepeats() }
     }

@@ -295,23 +295,31 @@ public final class Scheduler: @unchecked Sendable {
         afterFire?()
     }
 
-    /// Hands `delivery` to the dispatcher, recording it as in flight until every backend is done with it, and each
-    /// backend that is done before the others: after a crash, what was in flight is delivered again, to the backends
-    /// that had not finished it, and nothing else.
+    /// Hands an occurrence's `delivery` over (`handOff`), recording it as in flight until every backend is done
+    /// with it, and each backend that is done before the others: after a crash, what was in flight is delivered
+    /// again, to the backends that had not finished it, and nothing else.
     private func deliver(_ delivery: Delivery) {
+        store.recordOccurrence(delivery.notification.id, at: delivery.fireTime, missed: delivery.missedCount)
+        startRepeats(of: delivery)
+        handOff(delivery, recorded: true)
+    }
+
+    /// Hands `delivery` to the delivery stages, whatever made it (an occurrence, a snooze, a repeat): the machine
+    /// stays awake until every backend is done with one that may have woken it, and a request's deliveries are
+    /// counted until then, since whether it is finished depends on them. A `recorded` one (an occurrence) is
+    /// marked finished in the store, each backend as it finishes.
+    func handOff(_ delivery: Delivery, recorded: Bool) {
         let id = delivery.notification.id
         let fireTime = delivery.fireTime
-        store.recordOccurrence(id, at: fireTime, missed: delivery.missedCount)
-        startRepeats(of: delivery)
-        let store = self.store
-        let backendFinished: @Sendable (String) -> Void = { store.recordBackendFinished(id, at: fireTime, backend: $0) }
-        // The machine stays awake until every backend is done with a delivery that may have woken it.
+        let store = recorded ? self.store : nil
+        let backendFinished: @Sendable (String) -> Void = {
+            store?.recordBackendFinished(id, at: fireTime, backend: $0)
+        }
         let awake = delivery.notification.timing.wakesSystem ? holdSleep?("Delivering \(id) (WakeSystem=yes)") : nil
-        // Only a request's deliveries are counted: whether it is finished depends on them.
         let requestDone = requests.deliveryStarted(id)
         let finished = requestDone == nil ? nil : pinnedDeliveryFinished
         dispatcher.dispatch(delivery, backendFinished: backendFinished) {
-            store.recordFinished(id, at: fireTime)
+            store?.recordFinished(id, at: fireTime)
             awake?()
             requestDone?()
             finished?()
