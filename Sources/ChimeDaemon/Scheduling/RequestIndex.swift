@@ -68,7 +68,7 @@ struct RequestIndex {
     /// Counts a delivery of request `id` in flight until the `finished` it returns runs (on any thread); `nil`
     /// when `id` is no request, whose deliveries are not counted.
     func deliveryStarted(_ id: String) -> (@Sendable () -> Void)? {
-        guard !entryOfID.isEmpty, entryOfID[id] != nil else { return nil }
+        guard entryOfID[id] != nil else { return nil }
         let inFlight = self.inFlight
         inFlight.withLock { $0[id, default: 0] += 1 }
         return {

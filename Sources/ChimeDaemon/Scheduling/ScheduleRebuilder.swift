@@ -154,8 +154,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
     ///   whose peer is described in the log (a desktop nobody delivers to is not worth a line at every start).
     private func apply(_ loaded: DaemonConfiguration, namedBackends: Set<String>) {
         configuration = loaded
-        badge.configure(desktopEntry: loaded.desktop.desktopEntry, isShown: loaded.presentation.badge)
-        pipeline.configure(presentation: loaded.presentation)
+        pipeline.configure(presentation: loaded.presentation, desktopEntry: loaded.desktop.desktopEntry)
         for problem in loaded.diagnostics { log.record(Self.configEvent(problem)) }
         let backends = registry.backends(for: loaded)
         let names = Set(backends.map(\.name))

@@ -22,11 +22,14 @@ final class DeliveredSignals: DeliveryDispatching, @unchecked Sendable {
         finished: @escaping @Sendable () -> Void
     ) {
         if let queue { dispatchPrecondition(condition: .onQueue(queue)) }
-        for shown in [delivery] + delivery.summarizes {
-            if case .application(let appID, let id) = shown.origin {
-                signals.delivered(appID: appID, id: id, fireTime: shown.fireTime)
-            }
-        }
+        signal(delivery)
+        for summarized in delivery.summarizes { signal(summarized) }
         target.dispatch(delivery, backendFinished: backendFinished, finished: finished)
+    }
+
+    private func signal(_ shown: Delivery) {
+        if case .application(let appID, let id) = shown.origin {
+            signals.delivered(appID: appID, id: id, fireTime: shown.fireTime)
+        }
     }
 }

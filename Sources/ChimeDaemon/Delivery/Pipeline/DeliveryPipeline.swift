@@ -13,6 +13,7 @@ final class DeliveryPipeline: @unchecked Sendable {
     let focus: FocusGate
     let badges: DeliveryBadges
     let dispatcher: Dispatcher
+    private let instanceBadge: InstanceBadge
     private let applicationBadges: ApplicationBadges
 
     /// The first stage: where the scheduler hands deliveries.
@@ -25,6 +26,7 @@ final class DeliveryPipeline: @unchecked Sendable {
     ) {
         let later: (@escaping @Sendable () -> Void) -> Void = { queue.async(execute: $0) }
         self.dispatcher = dispatcher
+        self.instanceBadge = instanceBadge
         self.applicationBadges = applicationBadges
         let delivered = DeliveredSignals(target: dispatcher, signals: signals, queue: queue)
         badges = DeliveryBadges(
@@ -34,9 +36,11 @@ final class DeliveryPipeline: @unchecked Sendable {
         presentation = PresentationFilter(target: focus, queue: queue)
     }
 
-    /// Takes chimed.conf's `[Presentation]` as a rebuild read it.
-    func configure(presentation settings: PresentationSettings) {
+    /// Takes what chimed.conf says of presentation as a rebuild read it: `[Presentation]`, and the launcher entry
+    /// chime's own badge is shown on (`[Desktop] DesktopEntry=`).
+    func configure(presentation settings: PresentationSettings, desktopEntry: String) {
         presentation.configure(settings)
+        instanceBadge.configure(desktopEntry: desktopEntry, isShown: settings.badge)
         applicationBadges.configure(isShown: settings.badge)
     }
 }
