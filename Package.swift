@@ -8,6 +8,8 @@ let package = Package(
         .executable(name: "chimectl", targets: ["chimectl"]),
         .executable(name: "chime-calendar", targets: ["chime-calendar"]),
         .library(name: "ChimeCore", targets: ["ChimeCore"]),
+        // For the fuzz targets: the system's zone database (ZoneDatabase.system) they read times with.
+        .library(name: "ChimePlatform", targets: ["ChimePlatform"]),
         // For the fuzz targets in fuzzing/, a package of their own: the state store's reading of its files.
         .library(name: "ChimeDaemon", targets: ["ChimeDaemon"]),
         // For the fuzz targets too: the zones and instants they share with the tests (CalendarSamples).
@@ -25,6 +27,9 @@ let package = Package(
             pkgConfig: "libical",
             providers: [.apt(["libical-dev"])]
         ),
+        // What chime asks of the system itself, the one place its code calls libc for files and errors: system calls
+        // retried on EINTR with their errno, atomic writes, the file-kind probe, the tzdata on disk and the local zone.
+        .target(name: "ChimePlatform", dependencies: ["ChimeCore"]),
         // libsystemd (sd-daemon, sd-journal, sd-bus) from Debian's libsystemd-dev.
         .systemLibrary(
             name: "CSystemd",
@@ -32,21 +37,20 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
         // Swift wrappers around libsystemd; the only place that calls it.
-        .target(name: "ChimeSystemd", dependencies: ["CSystemd", "ChimeCore"]),
+        .target(name: "ChimeSystemd", dependencies: ["CSystemd", "ChimeCore", "ChimePlatform"]),
         // C helpers for kernel interfaces that Glibc does not export (timerfd).
         .target(name: "CChimeShims"),
         // Configuration discovery, loading and the daemon's machinery.
-        .target(name: "ChimeDaemon", dependencies: ["ChimeCore", "ChimeSystemd", "CChimeShims"]),
+        .target(name: "ChimeDaemon", dependencies: ["ChimeCore", "ChimePlatform", "ChimeSystemd", "CChimeShims"]),
         // chimectl's commands, as a library so that tests can run them in-process.
-        .target(name: "ChimeControl", dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd"]),
+        .target(name: "ChimeControl", dependencies: ["ChimeCore", "ChimeDaemon", "ChimePlatform", "ChimeSystemd"]),
         // The webhook backend: FoundationNetworking brings libcurl and some thirty shared libraries, so only chimed
         // links it, not ChimeDaemon (and so not chimectl, whose start-up time counts).
         .target(name: "ChimeWebhook", dependencies: ["ChimeCore", "ChimeDaemon"]),
         // The client of the application interface (org.chime.Notifications1), on the project's sd-bus wrapper.
-        .target(name: "ChimeKit", dependencies: ["ChimeCore", "ChimeSystemd"]),
+        .target(name: "ChimeKit", dependencies: ["ChimeCore", "ChimePlatform", "ChimeSystemd"]),
         // iCalendar events (libical's parser) and their alarms as notifications, for the generator chime-calendar.
-        // ChimeDaemon for the system's zone database (TZDataSource).
-        .target(name: "ChimeCalendar", dependencies: ["ChimeCore", "ChimeDaemon", "CICal"]),
+        .target(name: "ChimeCalendar", dependencies: ["ChimeCore", "ChimePlatform", "CICal"]),
         // dconf's client library (GNOME's settings database) from Debian's libdconf-dev.
         .systemLibrary(
             name: "CDconf",
@@ -70,22 +74,27 @@ let package = Package(
         .executableTarget(name: "chime-systemd-probe", dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd"]),
         // Not installed: micro-benchmarks for bench/daemon: nextfire (ChimeDaemon reads its zones) and the
         // application interface's client (ChimeSystemd).
-        .executableTarget(name: "chime-bench", dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd"]),
-        // Test doubles and fixtures, imported only by tests.
-        .target(name: "ChimeTestSupport", dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd"]),
+        .executableTarget(
+            name: "chime-bench", dependencies: ["ChimeCore", "ChimeDaemon", "ChimePlatform", "ChimeSystemd"]),
+        // Fixtures and helpers imported only by tests: processes, private buses and journals, zones, dates.
+        .target(name: "ChimeTestSupport", dependencies: ["ChimeCore", "ChimePlatform"]),
+        // Test doubles of the daemon's own seams (clock, stores, backends, dispatcher), imported only by tests.
+        .target(
+            name: "ChimeDaemonTestSupport",
+            dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd", "ChimeTestSupport"]),
         .testTarget(
             name: "ChimeCoreTests",
-            // ChimeDaemon for PosixFileKindProbe: the notification search is tested on a real file system.
-            dependencies: ["ChimeCore", "ChimeDaemon", "ChimeTestSupport"],
+            // ChimePlatform for PosixFileKindProbe: the notification search is tested on a real file system.
+            dependencies: ["ChimeCore", "ChimePlatform", "ChimeTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "ChimeDaemonTests",
-            dependencies: ["ChimeDaemon", "ChimeCore", "ChimeTestSupport"]
+            dependencies: ["ChimeDaemon", "ChimeCore", "ChimePlatform", "ChimeDaemonTestSupport", "ChimeTestSupport"]
         ),
         .testTarget(
             name: "ChimeCalendarTests",
-            dependencies: ["ChimeCalendar", "ChimeCore", "ChimeDaemon", "ChimeTestSupport"]
+            dependencies: ["ChimeCalendar", "ChimeCore", "ChimePlatform", "ChimeTestSupport"]
         ),
         .testTarget(
             name: "ChimeWebhookTests",
@@ -94,27 +103,32 @@ let package = Package(
         .testTarget(
             name: "ChimeControlTests",
             // ChimeDaemon: DocumentationTests compare chimed(8) with chimed's options and journal MESSAGE_IDs.
-            dependencies: ["ChimeControl", "ChimeCore", "ChimeDaemon", "ChimeTestSupport"],
+            dependencies: ["ChimeControl", "ChimeCore", "ChimePlatform", "ChimeDaemon", "ChimeTestSupport"],
             resources: [.copy("Snapshots")]
         ),
         .testTarget(
             name: "ChimeSystemdTests",
-            dependencies: ["ChimeSystemd", "ChimeCore", "ChimeDaemon", "ChimeTestSupport"]
+            dependencies: ["ChimeSystemd", "ChimeCore", "ChimePlatform", "ChimeDaemon", "ChimeTestSupport"]
         ),
         .testTarget(
             // The desktop backend and the launcher badge against a private dbus-daemon and a recording server.
             name: "DesktopTests",
-            dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd", "ChimeKit", "ChimeTestSupport"]
+            dependencies: [
+                "ChimeCore", "ChimePlatform", "ChimeDaemon", "ChimeSystemd", "ChimeKit", "ChimeDaemonTestSupport",
+                "ChimeTestSupport",
+            ]
         ),
         .testTarget(
             // Attacks on chimed's inputs as any program of the person's session could make them: forged signals,
             // hostile callers of the application interface, inputs that cost others their notifications.
             name: "HostileTests",
-            dependencies: ["ChimeCore", "ChimeDaemon", "ChimeSystemd", "ChimeKit", "ChimeTestSupport"]
+            dependencies: [
+                "ChimeCore", "ChimeDaemon", "ChimeSystemd", "ChimeKit", "ChimeDaemonTestSupport", "ChimeTestSupport",
+            ]
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ChimeCore", "ChimeDaemon", "ChimeTestSupport"]
+            dependencies: ["ChimeCore", "ChimePlatform", "ChimeDaemon", "ChimeDaemonTestSupport", "ChimeTestSupport"]
         ),
     ]
 )

@@ -14,8 +14,8 @@ func fuzzTarget(_ name: String, testing product: String) -> Target {
         name: name,
         dependencies: [
             "FuzzSupport", .product(name: product, package: chime), .product(name: "ChimeTestSupport", package: chime),
-            // The zone database the targets read times with (ZoneDatabase.system) is the daemon's.
-            .product(name: "ChimeDaemon", package: chime),
+            // The zone database the targets read times with (ZoneDatabase.system) is the system's, on disk.
+            .product(name: "ChimePlatform", package: chime),
         ])
 }
 
@@ -29,7 +29,7 @@ let package = Package(
             name: "FuzzSupport",
             dependencies: [
                 "CLibFuzzer", .product(name: "ChimeCore", package: chime),
-                .product(name: "ChimeDaemon", package: chime), .product(name: "ChimeTestSupport", package: chime),
+                .product(name: "ChimePlatform", package: chime), .product(name: "ChimeTestSupport", package: chime),
             ]),
         fuzzTarget("fuzz-unit-file", testing: "ChimeCore"),
         fuzzTarget("fuzz-calendar", testing: "ChimeCore"),

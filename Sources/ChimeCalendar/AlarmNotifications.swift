@@ -1,5 +1,5 @@
 import ChimeCore
-import ChimeDaemon
+import ChimePlatform
 import Foundation
 
 /// Turns the events of a calendar into notifications, one per alarm (and per repetition of an alarm with `REPEAT`),

@@ -1,5 +1,5 @@
 import ChimeCore
-import ChimeDaemon
+import ChimePlatform
 import Foundation
 
 /// `chime-calendar PATH...`: the generator that turns the alarms of iCalendar files and vdir directories into

@@ -1,5 +1,6 @@
 import ChimeCore
 import ChimeDaemon
+import ChimePlatform
 import Foundation
 
 /// `chimectl add`: schedules a notification without writing a file by hand (the `scheduleLocalNotification` of

@@ -1,5 +1,6 @@
 import ChimeCore
 import ChimeDaemon
+import ChimePlatform
 import Foundation
 
 /// Everything a command reads from or writes to the outside world, so that tests can run commands in-process.

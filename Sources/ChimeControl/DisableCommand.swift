@@ -1,5 +1,6 @@
 import ChimeCore
 import ChimeDaemon
+import ChimePlatform
 import Foundation
 
 /// `chimectl disable`: switches file-defined notifications off with a drop-in, leaving their files alone (as

@@ -1,5 +1,6 @@
 import ChimeCore
 import ChimeDaemon
+import ChimePlatform
 import Foundation
 
 /// What the commands that change an instance (`add`, `cancel`, `disable`, `enable`, `reload`) share: where its

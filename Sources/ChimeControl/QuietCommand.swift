@@ -1,5 +1,6 @@
 import ChimeCore
 import ChimeDaemon
+import ChimePlatform
 import Foundation
 
 /// `chimectl quiet`: the user's quiet switch, beside chimed.conf's quiet hours (the Focus switch of iOS).

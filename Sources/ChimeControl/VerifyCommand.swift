@@ -1,5 +1,6 @@
 import ChimeCore
 import ChimeDaemon
+import ChimePlatform
 import Foundation
 
 /// `chimectl verify`: checks notification files the way `systemd-analyze verify` checks units, and lists when

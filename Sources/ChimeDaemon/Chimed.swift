@@ -1,5 +1,6 @@
 import CChimeShims
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 /// The `chimed` program: options, `--check`, and starting the daemon.

@@ -1,3 +1,4 @@
+import ChimePlatform
 import Foundation
 
 /// A notification an application schedules: an identifier of its own choosing (adding one with the same

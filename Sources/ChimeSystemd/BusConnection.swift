@@ -1,5 +1,6 @@
 import CSystemd
 import ChimeCore
+import ChimePlatform
 import Dispatch
 import Glibc
 

@@ -1,4 +1,5 @@
 import CSystemd
+import ChimePlatform
 import Glibc
 
 /// A D-Bus value of one of the basic types chime sends and reads in variants (`v`) and `a{sv}` dictionaries.

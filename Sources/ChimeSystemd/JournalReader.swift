@@ -1,4 +1,5 @@
 import CSystemd
+import ChimePlatform
 import Foundation
 import Glibc
 

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 
 /// An error returned by a libsystemd call: the call's name and the errno it returned negated.
 public struct SystemdError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 /// Files, directories and symlinks held in memory, for the notification search in tests: the same questions the

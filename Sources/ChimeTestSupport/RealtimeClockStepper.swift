@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import Glibc
 
 /// The system's wall clock (`CLOCK_REALTIME`), stepped by a test and put back exactly.

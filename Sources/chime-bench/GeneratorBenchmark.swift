@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 /// Times reading a generator's output into validated notifications (`GeneratorOutput.validated(parsing:path:by:)`),

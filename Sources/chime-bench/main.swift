@@ -1,5 +1,6 @@
 // Not installed: micro-benchmarks of ChimeCore for bench/daemon (see bench/daemon.md).
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 let usage = """

@@ -1,4 +1,4 @@
-import ChimeDaemon
+import ChimePlatform
 import Foundation
 import Glibc
 import Testing

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimeDaemonTestSupport
 import ChimeTestSupport
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import ChimePlatform
 import ChimeTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,6 @@
 import ChimeCore
+import ChimeDaemonTestSupport
+import ChimePlatform
 import ChimeTestSupport
 import Foundation
 import Testing

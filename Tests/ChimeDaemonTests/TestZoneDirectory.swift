@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import ChimeTestSupport
 import Foundation
 

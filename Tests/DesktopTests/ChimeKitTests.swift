@@ -1,5 +1,6 @@
 import ChimeCore
 import ChimeKit
+import ChimePlatform
 import ChimeSystemd
 import ChimeTestSupport
 import Foundation

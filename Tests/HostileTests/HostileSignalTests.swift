@@ -1,3 +1,4 @@
+import ChimeDaemonTestSupport
 import ChimeSystemd
 import ChimeTestSupport
 import Foundation

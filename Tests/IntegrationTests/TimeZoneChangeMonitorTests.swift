@@ -1,5 +1,6 @@
 import ChimeCore
 import ChimeDaemon
+import ChimePlatform
 import ChimeTestSupport
 import Dispatch
 import Foundation

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 
 extension ConfigurationReader {
     /// `[Focus]` (the last value of each key wins) and every `[Quiet]` section, each a window per `OnCalendar=`.

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 /// chimed.conf: the daemon's default backends, its backend definitions and the presentation settings.

@@ -1,3 +1,4 @@
+import ChimePlatform
 import Glibc
 
 /// Decides whether a configuration file, generator or `generators.d` directory may be used: it must be owned by

@@ -1,4 +1,5 @@
 import CChimeShims
+import ChimePlatform
 import Glibc
 
 /// A pipe whose read end becomes readable when `fire()` is called: how a task's cancellation reaches the thread
@@ -18,9 +19,11 @@ final class CancellationPipe: Sendable {
         writeEnd = ends[1]
     }
 
+    /// Makes the read end readable. A full pipe (EAGAIN: fired before and not drained) is readable already, so
+    /// there is no failure the caller could act on.
     func fire() {
         var byte: UInt8 = 1
-        _ = write(writeEnd, &byte, 1)
+        _ = SystemCall.retrying { write(writeEnd, &byte, 1) }
     }
 
     deinit {

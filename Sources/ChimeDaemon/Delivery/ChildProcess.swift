@@ -1,5 +1,6 @@
 import CChimeShims
 import ChimeCore
+import ChimePlatform
 import Foundation
 import Glibc
 
@@ -44,8 +45,7 @@ struct ChildProcess {
                 stdout = try pipeEnds()
                 pipeSize = max(0, Int(chime_widen_pipe(stdout.read, Int32(clamping: outputPipeSize))))
             } else {
-                let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-                guard null >= 0 else { throw SystemCallError(call: "open", errno: .current) }
+                let null = try SystemCall.retrying("open /dev/null") { open("/dev/null", O_WRONLY | O_CLOEXEC) }
                 opened.append(null)
                 stdout = (-1, null)
             }
@@ -61,12 +61,15 @@ struct ChildProcess {
             try SystemCallError.check(result, call: "execve")
             for end in [stdin.read, stdout.write, stderr.write] { Glibc.close(end) }
             opened = [stdin.write, stdout.read, stderr.read].filter { $0 >= 0 }
-            for end in opened { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
+            for end in opened {
+                let flags = try SystemCall.retrying("fcntl F_GETFL") { fcntl(end, F_GETFL) }
+                try SystemCall.retrying("fcntl F_SETFL") { fcntl(end, F_SETFL, flags | O_NONBLOCK) }
+            }
             let pidfd = chime_pidfd_open(spawned)
             if pidfd < 0 {
                 kill(-spawned, SIGKILL)
                 var ignored: Int32 = 0
-                _ = waitpid(spawned, &ignored, 0)
+                _ = SystemCall.retrying { waitpid(spawned, &ignored, 0) }
                 try SystemCallError.check(pidfd, call: "pidfd_open")
             }
             pid = spawned
@@ -75,12 +78,9 @@ struct ChildProcess {
             output = stdout.read
             standardError = stderr.read
             self.outputPipeSize = pipeSize
-        } catch let error as SystemCallError {
-            for end in opened { Glibc.close(end) }
-            throw CommandStartError.system(error)
         } catch {
             for end in opened { Glibc.close(end) }
-            throw error
+            throw CommandStartError.system(error)
         }
     }
 

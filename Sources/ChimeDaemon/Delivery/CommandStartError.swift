@@ -1,3 +1,5 @@
+import ChimePlatform
+
 /// Why `CommandRunner` could not start a program.
 public enum CommandStartError: Error, Equatable, Sendable, CustomStringConvertible {
     case emptyCommandLine

@@ -1,5 +1,6 @@
 import CChimeShims
 import ChimeCore
+import ChimePlatform
 import Foundation
 import Glibc
 

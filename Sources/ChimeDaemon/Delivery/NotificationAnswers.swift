@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 /// What chimed does when the user answers a notification (a desktop server's `ActionInvoked` and

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 /// `STATE_DIRECTORY/quiet.json`: the user's quiet switch (`chimectl quiet on|off`), which `chimectl` writes and

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import Foundation
 import Glibc
 
@@ -11,9 +12,10 @@ enum SandboxIdentity {
     ///   the file names no application.
     static func appID(ofProcess pid: pid_t, proc: String = "/proc") throws -> String? {
         let path = "\(proc)/\(pid)/root/.flatpak-info"
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else {
-            let error = Errno.current
+        let descriptor: Int32
+        switch SystemCall.retrying({ open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error):
             // The process's own root exists (else it is gone): no file there is no sandbox.
             if error == .noSuchFile, access("\(proc)/\(pid)/root/", F_OK) == 0 { return nil }
             throw SandboxIdentityError(pid: pid, reason: "cannot read \(path): \(error)")

@@ -1,5 +1,6 @@
 import CChimeShims
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 /// The timer that wakes the system: a timerfd on CLOCK_REALTIME_ALARM, which expires like a wall-clock timer and,

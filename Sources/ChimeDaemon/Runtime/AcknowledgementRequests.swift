@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 /// `chimectl ack ID`: a request to stop the repeats of notification `ID`, left as the empty file

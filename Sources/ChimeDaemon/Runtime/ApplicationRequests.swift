@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 /// The requests applications made over D-Bus (`org.chime.Notifications1.Add`): a notification file each in the

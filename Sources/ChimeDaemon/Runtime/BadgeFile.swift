@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 /// The instance's badge number (the app-icon badge of the iOS API), kept in `STATE_DIR/badge` as a decimal

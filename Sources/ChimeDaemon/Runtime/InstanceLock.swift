@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 /// Keeps a second chimed off the directories of a running one: an exclusive `flock(2)` on `chimed.lock` in the
@@ -84,11 +85,16 @@ public final class InstanceLock: @unchecked Sendable {
                 continue
             }
             let text = Array("\(getpid())\n".utf8)
-            let written = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-            guard ftruncate(descriptor, off_t(text.count)) == 0, written == text.count else {
-                let failure = Errno.current
+            do {
+                // Eleven bytes at most: one pwrite(2) writes them all or fails.
+                let written = try SystemCall.retrying("write \(path)") {
+                    text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+                }
+                guard written == text.count else { throw SystemCallError(call: "write \(path)", errno: .noSpace) }
+                try SystemCall.retrying("ftruncate \(path)") { ftruncate(descriptor, off_t(text.count)) }
+            } catch {
                 close(descriptor)
-                throw SystemCallError(call: "write \(path)", errno: failure)
+                throw error
             }
             return (descriptor, opened)
         }
@@ -96,8 +102,10 @@ public final class InstanceLock: @unchecked Sendable {
 
     private static func readPID(_ descriptor: Int32) -> Int32? {
         var buffer = [UInt8](repeating: 0, count: 32)
-        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return nil }
+        let read = SystemCall.retrying {
+            buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        }
+        guard case .success(let count) = read, count > 0 else { return nil }
         let text = String(decoding: buffer[0..<count], as: UTF8.self)
         return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 /// Keeps `RUNTIME_DIR/schedule.json` — what is armed — up to date for `chimectl list/next/status`.

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 /// A small state file that chimed rewrites whole at each change, atomically and synced: `{"version":1,"MEMBER":

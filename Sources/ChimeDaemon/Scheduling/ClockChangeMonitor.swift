@@ -1,4 +1,5 @@
 import CChimeShims
+import ChimePlatform
 import Dispatch
 
 /// Reports each time the wall clock is set: an NTP step, `date -s`, `timedatectl set-time`, a resume from suspend.

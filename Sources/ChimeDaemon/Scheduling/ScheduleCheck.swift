@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 /// What `chimed --check` and `chimectl verify` report beyond the problems of each file, so that the two agree:

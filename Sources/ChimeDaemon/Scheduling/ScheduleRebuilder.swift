@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 /// Rebuilds the whole schedule — at start, on `SIGHUP`, on a clock or zone change, when `chimectl` asks — and never

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimePlatform
 import Foundation
 
 /// The schedule and its one timer: keeps the next occurrence of every notification in a heap, arms one wall-clock

@@ -1,4 +1,4 @@
-import ChimeDaemon
+import ChimePlatform
 import ChimeTestSupport
 import Foundation
 import Testing

@@ -1,6 +1,6 @@
 import CLibFuzzer
 import ChimeCore
-import ChimeDaemon
+import ChimePlatform
 import ChimeTestSupport
 import Foundation
 

@@ -1,5 +1,5 @@
 import ChimeCore
-import ChimeDaemon
+import ChimePlatform
 import ChimeTestSupport
 import FuzzSupport
 

@@ -1,5 +1,5 @@
 import ChimeCore
-import ChimeDaemon
+import ChimePlatform
 import FuzzSupport
 
 /// One caching zone database for the whole run, as for one load of many files: reading the same TZif file from disk

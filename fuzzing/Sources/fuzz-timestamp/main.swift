@@ -1,5 +1,5 @@
 import ChimeCore
-import ChimeDaemon
+import ChimePlatform
 import Foundation
 import FuzzSupport
 

@@ -1,5 +1,6 @@
 import ChimeCore
 import ChimeDaemon
+import ChimeTestSupport
 import Foundation
 
 /// A `Scheduler` on a manual clock and timer, delivering to a recording dispatcher and logging to a recording log:

@@ -14,12 +14,12 @@ public struct PosixFileKindProbe: FileKindProbe {
         ownership = nil
     }
 
-    init(keepingOwnership: Bool) {
+    public init(keepingOwnership: Bool) {
         ownership = keepingOwnership ? Locked([:]) : nil
     }
 
     /// The owner and mode of `path` when it was read.
-    func ownership(of path: String) -> FileOwnership? {
+    public func ownership(of path: String) -> FileOwnership? {
         ownership?.withLock { $0[path] }
     }
 
@@ -118,11 +118,11 @@ public struct PosixFileKindProbe: FileKindProbe {
 }
 
 /// A failed read, described as the system describes its errno ("Permission denied").
-struct ReadFailure: LocalizedError {
-    let errno: Int32
+public struct ReadFailure: LocalizedError {
+    public let errno: Int32
 
-    var failureReason: String? { String(cString: strerror(errno)) }
-    var errorDescription: String? { failureReason }
+    public var failureReason: String? { String(cString: strerror(errno)) }
+    public var errorDescription: String? { failureReason }
 }
 
 /// Something other than a regular file (a FIFO, a device, a socket) where a file is read.

@@ -1,4 +1,5 @@
 import ChimeSystemd
+import ChimeTestSupport
 
 extension DBusFixture {
     /// Calls `member` of the recording server's control interface (`org.chime.Test.Control`, Tests/Fixtures/
