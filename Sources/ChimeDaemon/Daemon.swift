@@ -97,10 +97,10 @@ public final class Daemon: @unchecked Sendable {
         let wakeRefusal = SystemWaking.install(
             into: scheduler, instance: options.instance, queue: queue, environment: environment, log: log)
         rebuilder.wakeSystemRefusal = wakeRefusal
-        applications = ApplicationInterface(
-            queue: queue, requests: requests, scheduler: scheduler, rebuilder: rebuilder, badges: appBadges,
-            signals: signals,
-            registry: registry, reporter: reporter, clock: clock, environment: environment, log: log)
+        let center = ApplicationCenter(
+            queue: queue, requests: requests, scheduler: scheduler, rebuilder: rebuilder, reporter: reporter,
+            badges: appBadges, registry: registry, clock: clock, environment: environment)
+        applications = ApplicationInterface(queue: queue, center: center, signals: signals, log: log)
         if options.instance == .system {
             let wake = WakeService(
                 queue: queue, scheduler: scheduler, stateDirectory: options.stateDirectory, clock: clock, log: log)
