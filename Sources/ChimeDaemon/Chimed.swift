@@ -84,13 +84,9 @@ public enum Chimed {
     public static func check(_ options: DaemonOptions, environment: [String: String], now: Date) -> Int32 {
         let zone = LocalZone.resolve(tz: environment["TZ"])
         let configuration = DaemonConfiguration.load(directories: options.configDirectories)
-        var loader = ScheduleLoader(
-            sources: ScheduleLoader.instanceSources(
-                options: options, environment: environment, configuration: configuration),
-            maximumNotifications: configuration.maximumNotifications)
-        loader.knownBackends = configuration.backendNames
-        loader.minimumInterval = configuration.minimumInterval
-        loader.wakeSystemRefusal = SystemWaking.probe()
+        let loader = ScheduleLoader.forInstance(
+            options: options, environment: environment, configuration: configuration,
+            wakeSystemRefusal: SystemWaking.probe())
         let named =
             options.configDirectories
             != DaemonOptions.defaults(for: options.instance, environment: environment).configDirectories

@@ -89,14 +89,13 @@ public final class Daemon: @unchecked Sendable {
             queue: queue, scheduler: scheduler, focus: focus, badge: badge, messages: messages,
             addedRequests: added, options: options, clock: clock)
         focus.changed = { reporter.scheduleChanged() }
-        let rebuilder = ScheduleRebuilder(
-            options: options, environment: environment, queue: queue, clock: clock, scheduler: scheduler,
-            pipeline: pipeline, registry: registry, badge: badge, reporter: reporter,
-            messages: messages, log: log)
-        self.rebuilder = rebuilder
         let wakeRefusal = SystemWaking.install(
             into: scheduler, instance: options.instance, queue: queue, environment: environment, log: log)
-        rebuilder.wakeSystemRefusal = wakeRefusal
+        let rebuilder = ScheduleRebuilder(
+            options: options, environment: environment, queue: queue, clock: clock, scheduler: scheduler,
+            pipeline: pipeline, registry: registry, badge: badge, reporter: reporter, messages: messages,
+            wakeSystemRefusal: wakeRefusal, log: log)
+        self.rebuilder = rebuilder
         let center = ApplicationCenter(
             queue: queue, requests: requests, scheduler: scheduler, rebuilder: rebuilder, reporter: reporter,
             badges: appBadges, registry: registry, clock: clock, environment: environment)

@@ -40,7 +40,7 @@ import Testing
     }
 
     /// An earlier load that knows one line, by its hash, and shares by id: what a changed output's load takes.
-    struct EarlierSpy: EarlierOutput {
+    struct EarlierSpy: PreviousOutput {
         var known: [Int: ScheduledNotification]
         var shared: [String: ScheduledNotification] = [:]
         func notification(ofLine lineHash: Int, at position: Int) -> ScheduledNotification? { known[lineHash] }

@@ -32,7 +32,7 @@ import Testing
             let reuse = reusing ? previous.flatMap { GeneratorReuse($0) } : nil
             var loader = ScheduleLoader(
                 sources: [GeneratorSource(directories: [directory.path], reuse: reuse)], zones: directory.testZones)
-            loader.calendarReuse = previous.flatMap { CalendarReuse($0) }
+            loader.reuse.calendars = previous.flatMap { CalendarReuse($0) }
             return try loader.load(systemZone: .utc)
         }
     }
@@ -102,7 +102,7 @@ import Testing
         #expect(third.notifications.map(\.notification.title) == ["Edited Noon", "Edited Zoned"])
         // Each line shares its earlier notification's events either way: the cache tells whether they were
         // parsed again.
-        let cache = try #require(third.calendarCache)
+        let cache = try #require(third.reusable.calendarCache)
         for (id, event) in [("noon", "*-*-* 12:00"), ("zoned", "*-*-* 12:00 Test/Zone")] {
             let kept = try #require(cache.calendars(for: CalendarCache.Key([event], zone: .utc)))
             let then = try Self.entry(id, of: first).notification.trigger.calendars

@@ -168,7 +168,7 @@ import Testing
         #expect(problems.count == 2)
         #expect(problems.contains { $0.hasPrefix(setup.directory.path + "/generators.d/g:1:") })
         #expect(problems.contains { $0.hasPrefix(setup.directory.path + "/generators.d/g:2:") })
-        let record = try #require(second.generatorOutputs.values.first)
+        let record = try #require(second.reusable.generatorOutputs.values.first)
         #expect(record.lineHashes.count == 3)
         #expect(record.lineHashes[0] == 0 && record.lineHashes[1] != 0 && record.lineHashes[2] != 0)
         let zone = { (schedule: LoadedSchedule) in

@@ -72,12 +72,12 @@ public struct GeneratorOutput: Sendable {
     public static func validated<Made>(
         parsing output: consuming LineChunks, path: String, by loader: NotificationLoader,
         problems: inout [UnitFileDiagnostic], keepingAll: Bool = false, lineHashes: inout [Int],
-        earlier: (any EarlierOutput)? = nil,
+        earlier: (any PreviousOutput)? = nil,
         _ make: (_ line: Int, _ result: consuming NotificationLoader.Result) -> Made
     ) -> [Made] {
         let reader = GeneratorOutput(path: path)
         // Unwrapped once: each use of an optional existential copies the whole of what it holds.
-        let earlier: any EarlierOutput = earlier ?? NoEarlierOutput()
+        let earlier: any PreviousOutput = earlier ?? NoEarlierOutput()
         let chunks = UnsafeMutableBufferPointer<[UInt8]>.allocate(capacity: output.chunks.count)
         _ = chunks.initialize(fromContentsOf: output.takeChunks())
         // Where each chunk's lines start: every chunk but the last ends with a line break.
@@ -412,7 +412,7 @@ private struct LineReader {
 
 /// What a load before made of a generator's output, for a load of its changed output to take from
 /// (`GeneratorOutput.validated`).
-public protocol EarlierOutput: Sendable {
+public protocol PreviousOutput: Sendable {
     /// The notification a line with `lineHash` (`GeneratorOutput.lineHash`) gave then, if it gave one with nothing
     /// to say about it. `position` is the line's among the lines read now: where it is if nothing moved.
     func notification(ofLine lineHash: Int, at position: Int) -> ScheduledNotification?
@@ -422,7 +422,7 @@ public protocol EarlierOutput: Sendable {
 }
 
 /// The earlier output of a load that had none: nothing to take.
-private struct NoEarlierOutput: EarlierOutput {
+private struct NoEarlierOutput: PreviousOutput {
     func notification(ofLine lineHash: Int, at position: Int) -> ScheduledNotification? { nil }
     func share(_ notification: inout ScheduledNotification, at position: Int) {}
 }

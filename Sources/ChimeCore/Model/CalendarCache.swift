@@ -9,27 +9,27 @@ import Foundation
 /// A load may carry the cache of the load before (read in zones that read alike, `CalendarReuse`): what it does
 /// not know yet it takes from there before parsing. A rebuild then holds the very lists the installed schedule
 /// holds, so that a notification read again shares them, and its trigger is told unchanged from its bytes
-/// (`Trigger.areIdentical`) instead of being compared. The cache carried is let go of when the load ends
-/// (`letGoOfEarlier()`), and with it the events this load did not ask for, which its schedule no longer holds;
+/// (`Trigger.areIdentical`) instead of being compared. The previous load's cache is let go of when the load ends
+/// (`letGoOfPrevious()`), and with it the events this load did not ask for, which its schedule no longer holds;
 /// unless it asked for none: a load that took every notification as it was (the same output, or its lines in
 /// another order) keeps the events of the load before whole, for a rebuild after it to read its lines again.
 public final class CalendarCache: Sendable {
     /// Locks of their own for parts of the table, chosen by a key's hash: the threads of a load ask about every
     /// notification, and behind one lock they mostly waited for each other.
     private let shards: [Locked<State>]
-    private let earlier: Locked<CalendarCache?>
+    private let previous: Locked<CalendarCache?>
     private static let shardCount = 16
 
-    public init(capacity: Int = 262_144, carrying earlier: CalendarCache? = nil) {
+    public init(capacity: Int = 262_144, previous: CalendarCache? = nil) {
         shards = (0..<Self.shardCount).map { _ in Locked(State(capacity: max(1, capacity / Self.shardCount))) }
-        self.earlier = Locked(earlier)
+        self.previous = Locked(previous)
     }
 
-    /// Ends the use of the cache carried from the load before, once this load is over.
-    public func letGoOfEarlier() {
-        guard let earlier = earlier.withLock({ $0.take() }) else { return }
+    /// Ends the use of the previous load's cache, once this load is over.
+    public func letGoOfPrevious() {
+        guard let previous = previous.withLock({ $0.take() }) else { return }
         guard !shards.contains(where: { $0.withLock(\.wasAsked) }) else { return }
-        for (shard, carried) in zip(shards, earlier.shards) {
+        for (shard, carried) in zip(shards, previous.shards) {
             let state = carried.withLock { $0 }
             shard.withLock { $0 = state }
         }
@@ -75,7 +75,7 @@ public final class CalendarCache: Sendable {
             return state.calendars[key]
         }
         if let known { return known }
-        guard let carried = earlier.withLock({ $0 })?.shard(for: key).withLock({ $0.calendars[key] }) else {
+        guard let carried = previous.withLock({ $0 })?.shard(for: key).withLock({ $0.calendars[key] }) else {
             return nil
         }
         return shard.withLock { $0.keepCarried(carried, for: key) }

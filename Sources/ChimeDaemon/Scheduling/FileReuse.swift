@@ -13,31 +13,31 @@ public struct FileReuse: Sendable {
     private let notifications: [LoadedNotification]
     private let context: LoadContext
     /// The notifications found by file, once `indexed()`.
-    private var files: EarlierFiles?
+    private var files: PreviousFiles?
 
     /// What `loaded` can lend the next rebuild; `nil` when it read no notification from files. Cheap: made where
     /// a rebuild is installed, and indexed by the next one's load.
     public init?(_ loaded: LoadedSchedule) {
-        guard loaded.readFiles else { return nil }
+        guard loaded.reusable.readFiles else { return nil }
         notifications = loaded.notifications
-        context = LoadContext(loaded)
+        context = loaded.reusable.context
     }
 
     /// This, with the notifications found by file, once for all the directory sources of a load.
     func indexed() -> FileReuse {
         var indexed = self
-        indexed.files = files ?? EarlierFiles(notifications)
+        indexed.files = files ?? PreviousFiles(notifications)
         return indexed
     }
 
     /// The notifications to take from, for a load by `loader`; `nil` when it would read them otherwise.
-    func earlier(for loader: NotificationLoader) -> EarlierFiles? {
-        context.readsAlike(loader) ? files ?? EarlierFiles(notifications) : nil
+    func earlier(for loader: NotificationLoader) -> PreviousFiles? {
+        context.readsAlike(loader) ? files ?? PreviousFiles(notifications) : nil
     }
 }
 
 /// The notifications an earlier load read from files, found by their main file.
-struct EarlierFiles: Sendable {
+struct PreviousFiles: Sendable {
     private let notifications: [LoadedNotification]
     /// The positions in `notifications` of those read from files.
     private let positions: [Int]

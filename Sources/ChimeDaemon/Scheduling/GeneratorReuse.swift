@@ -27,9 +27,9 @@ public struct GeneratorReuse: Sendable {
 
     /// What `loaded` can lend the next rebuild; `nil` when no generator contributed to it.
     public init?(_ loaded: LoadedSchedule) {
-        guard !loaded.generatorOutputs.isEmpty else { return nil }
-        context = LoadContext(loaded)
-        for (path, record) in loaded.generatorOutputs {
+        guard !loaded.reusable.generatorOutputs.isEmpty else { return nil }
+        context = loaded.reusable.context
+        for (path, record) in loaded.reusable.generatorOutputs {
             outputs[path] = Output(
                 fingerprint: record.fingerprint, problems: record.problems,
                 notifications: loaded.notifications[record.notifications], lineHashes: record.lineHashes)

@@ -194,7 +194,7 @@ public struct GeneratorSource: ScheduleSource {
                 let source = generator.path
                 let output = outcome.output
                 outcome.output = LineChunks()
-                let earlier = previous.map { EarlierNotifications($0.notifications, lineHashes: $0.lineHashes) }
+                let earlier = previous.map { PreviousNotifications($0.notifications, lineHashes: $0.lineHashes) }
                 let loaded = GeneratorOutput.validated(
                     parsing: consume output, path: generator.path, by: loader, problems: &problems,
                     lineHashes: &lineHashes, earlier: earlier
@@ -209,7 +209,7 @@ public struct GeneratorSource: ScheduleSource {
                 }
             }
             schedule.problems += problems
-            schedule.generatorOutputs[generator.path] = GeneratorOutputRecord(
+            schedule.reusable.generatorOutputs[generator.path] = GeneratorOutputRecord(
                 fingerprint: fingerprint, problems: problems, notifications: start..<schedule.notifications.count,
                 lineHashes: lineHashes)
             if let errors = outcome.quotedStandardError() {

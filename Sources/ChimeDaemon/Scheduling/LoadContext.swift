@@ -12,12 +12,20 @@ struct LoadContext: Sendable {
     var wakeSystemRefusal: String?
     var minimumInterval: Duration
 
-    init(_ loaded: LoadedSchedule) {
-        systemZone = loaded.systemZone
-        zoneLookups = loaded.zoneLookups
-        knownBackends = loaded.knownBackends
-        wakeSystemRefusal = loaded.wakeSystemRefusal
-        minimumInterval = loaded.minimumInterval
+    /// What `loader` read under, with the zones it looked up.
+    init(_ loader: NotificationLoader) {
+        systemZone = loader.systemZone
+        zoneLookups = loader.zones.lookups
+        knownBackends = loader.knownBackends
+        wakeSystemRefusal = loader.wakeSystemRefusal
+        minimumInterval = loader.minimumInterval
+    }
+
+    /// A schedule made otherwise than by a load: nothing looked up, the defaults.
+    init(systemZone: ZoneRules) {
+        self.systemZone = systemZone
+        zoneLookups = ZoneDatabase.Lookups()
+        minimumInterval = InputLimits.defaultMinimumInterval
     }
 
     /// Whether what was loaded then would be read the same by `loader`. Asking looks the earlier zones up again in

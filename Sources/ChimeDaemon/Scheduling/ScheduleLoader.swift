@@ -98,22 +98,12 @@ public struct LoadedSchedule: Sendable {
     public var problems: [UnitFileDiagnostic] = []
     /// The zone of wall-clock times without a zone of their own, as it was when loading.
     public var systemZone: ZoneRules
-    /// Each generator's contribution, by path, for `GeneratorReuse`.
-    var generatorOutputs: [String: GeneratorOutputRecord] = [:]
-    /// The zones the load looked up, and what it was told.
-    var zoneLookups = ZoneDatabase.Lookups()
-    /// The loader's `knownBackends`, `wakeSystemRefusal` and `minimumInterval`, which what it loaded depends on
-    /// (`LoadContext`).
-    var knownBackends: [String]?
-    var wakeSystemRefusal: String?
-    var minimumInterval = InputLimits.defaultMinimumInterval
-    /// Whether some notification was read from files and keeps their fingerprint (`FileReuse`).
-    var readFiles = false
-    /// The events parsed, for the next load to carry (`CalendarReuse`).
-    var calendarCache: CalendarCache?
+    /// What the next load may reuse of this one.
+    var reusable: ReusableParts
 
     public init(systemZone: ZoneRules) {
         self.systemZone = systemZone
+        reusable = ReusableParts(context: LoadContext(systemZone: systemZone))
     }
 
     public var errorCount: Int { problems.filter { $0.severity == .error }.count }
@@ -215,7 +205,7 @@ public struct NotificationDirectorySource: ScheduleSource {
                 results.initializeElement(at: index, to: ([], nil))
                 schedule.problems += problems
                 if let notification {
-                    if notification.fingerprinted { schedule.readFiles = true }
+                    if notification.fingerprinted { schedule.reusable.readFiles = true }
                     schedule.notifications.append(notification)
                 }
             }
@@ -280,8 +270,9 @@ public struct ScheduleLoader: Sendable {
     public var wakeSystemRefusal: String?
     /// The shortest time apart one notification may fire (`NotificationLoader.minimumInterval`).
     public var minimumInterval = InputLimits.defaultMinimumInterval
-    /// The events the load before parsed, to take before parsing them again.
-    var calendarReuse: CalendarReuse?
+    /// What the load before left, to take rather than read again: its calendar events here, its generators' and
+    /// files' notifications through the sources (`forInstance`).
+    var reuse = ScheduleReuse()
 
     public init(
         sources: [any ScheduleSource], zones: ZoneDatabase = .system,
@@ -301,11 +292,36 @@ public struct ScheduleLoader: Sendable {
     /// to runtime requests, which are whole files of their own.
     public static func instanceSources(
         options: DaemonOptions, environment: [String: String],
-        configuration: DaemonConfiguration = DaemonConfiguration(), generatorReuse: GeneratorReuse? = nil,
-        fileReuse: FileReuse? = nil
+        configuration: DaemonConfiguration = DaemonConfiguration()
     ) -> [any ScheduleSource] {
+        instanceSources(
+            options: options, environment: environment, configuration: configuration, reuse: ScheduleReuse())
+    }
+
+    /// The loader of an instance's whole schedule as a rebuild and `chimed --check` load it: its sources, and the
+    /// limits and names chimed.conf gives, taking what `reuse` lends.
+    static func forInstance(
+        options: DaemonOptions, environment: [String: String], configuration: DaemonConfiguration,
+        wakeSystemRefusal: String?, reuse: ScheduleReuse = ScheduleReuse()
+    ) -> ScheduleLoader {
+        var loader = ScheduleLoader(
+            sources: instanceSources(
+                options: options, environment: environment, configuration: configuration, reuse: reuse),
+            maximumNotifications: configuration.maximumNotifications)
+        loader.knownBackends = configuration.backendNames
+        loader.minimumInterval = configuration.minimumInterval
+        loader.wakeSystemRefusal = wakeSystemRefusal
+        loader.reuse = reuse
+        return loader
+    }
+
+    private static func instanceSources(
+        options: DaemonOptions, environment: [String: String], configuration: DaemonConfiguration,
+        reuse: ScheduleReuse
+    ) -> [any ScheduleSource] {
+        let generatorReuse = reuse.generators
         // Indexed once for the configuration's files and the runtime requests alike.
-        let fileReuse = fileReuse?.indexed()
+        let fileReuse = reuse.files?.indexed()
         return [
             NotificationDirectorySource(directories: options.configDirectories, reuse: fileReuse),
             GeneratorSource(
@@ -334,7 +350,7 @@ public struct ScheduleLoader: Sendable {
                     + (dropped > 1 ? " and the \(InputLimits.grouped(dropped - 1)) after it." : ".")))
         schedule.notifications.removeSubrange(maximumNotifications...)
         // The generators' ranges of notifications no longer hold; the next rebuild reads them again.
-        schedule.generatorOutputs = [:]
+        schedule.reusable.generatorOutputs = [:]
         return schedule
     }
 
@@ -345,17 +361,14 @@ public struct ScheduleLoader: Sendable {
         loader.knownBackends = knownBackends
         loader.wakeSystemRefusal = wakeSystemRefusal
         loader.minimumInterval = minimumInterval
-        let calendarCache = CalendarCache(carrying: calendarReuse?.cache(for: loader))
+        let calendarCache = CalendarCache(previous: reuse.calendars?.cache(for: loader))
         loader.calendarCache = calendarCache
-        defer { calendarCache.letGoOfEarlier() }
+        defer { calendarCache.letGoOfPrevious() }
         for source in sources {
             try source.load(into: &schedule, loader: loader)
         }
-        schedule.calendarCache = calendarCache
-        schedule.zoneLookups = loader.zones.lookups
-        schedule.knownBackends = loader.knownBackends
-        schedule.wakeSystemRefusal = loader.wakeSystemRefusal
-        schedule.minimumInterval = loader.minimumInterval
+        schedule.reusable.calendarCache = calendarCache
+        schedule.reusable.context = LoadContext(loader)
         // Duplicates are rare: look for one before copying every entry through the filter. In place, since
         // copying each notification out would retain and release all it holds.
         let hasDuplicates = schedule.notifications.withUnsafeBufferPointer { entries in
@@ -365,7 +378,7 @@ public struct ScheduleLoader: Sendable {
         guard hasDuplicates else { return schedule }
         var seen = Set<String>(minimumCapacity: schedule.notifications.count)
         // The generators' ranges of notifications no longer hold; the next rebuild reads them again.
-        schedule.generatorOutputs = [:]
+        schedule.reusable.generatorOutputs = [:]
         schedule.notifications = schedule.notifications.filter { entry in
             if seen.insert(entry.notification.id).inserted { return true }
             schedule.problems.append(Self.duplicate(entry.notification.id, source: entry.source, line: entry.line))

@@ -8,7 +8,9 @@ import Foundation
 /// configuration is applied and the new schedule swapped in, in one step on the queue.
 ///
 /// Requests that come while a load runs collapse into one more rebuild after it. `RELOADING=1` goes out before a
-/// rebuild (not the first), `READY=1` after each (`ScheduleReporter`). Bound to the scheduler's queue (checked).
+/// rebuild (not the first), `READY=1` after each (`ScheduleReporter`). chimed.conf is put into effect by
+/// `ConfigurationApplier`; what one load leaves for the next travels as one `ScheduleReuse`. Bound to the
+/// scheduler's queue (checked).
 final class ScheduleRebuilder: @unchecked Sendable {
     private let options: DaemonOptions
     private let environment: [String: String]
@@ -16,15 +18,12 @@ final class ScheduleRebuilder: @unchecked Sendable {
     private let loadQueue = DispatchQueue(label: "chimed.load", qos: .utility)
     private let clock: any WallClock
     private let scheduler: Scheduler
-    private let pipeline: DeliveryPipeline
-    private let registry: BackendRegistry
+    private let applier: ConfigurationApplier
     private let badge: InstanceBadge
     private let reporter: ScheduleReporter
     private let messages: ServiceManagerMessages
     private let log: any EventLog
 
-    /// chimed.conf as last loaded.
-    private(set) var configuration = DaemonConfiguration()
     private var isRebuilding = false
     private var rebuildPending = false
     /// What to run once the rebuild under way is installed, and once the one pending after it is.
@@ -32,38 +31,41 @@ final class ScheduleRebuilder: @unchecked Sendable {
     private var whenPendingRebuilt: [() -> Void] = []
     private var isStopped = false
     private var facts = ScheduleReporter.RebuildFacts()
-    /// The generators' and the files' part of the installed schedule, lent to the next rebuild.
-    private var generatorReuse: GeneratorReuse?
-    private var fileReuse: FileReuse?
-    private var calendarReuse: CalendarReuse?
+    /// What the installed schedule's load lends the next.
+    private var reuse = ScheduleReuse()
     /// Why this chimed cannot wake the system, if it cannot (`SystemWaking`): `WakeSystem=yes` is an error then.
-    var wakeSystemRefusal: String?
+    let wakeSystemRefusal: String?
     /// Whether the clock or the zone changed since the last load began.
     private var timeChangedSinceLoad = false
 
     init(
         options: DaemonOptions, environment: [String: String], queue: DispatchQueue, clock: any WallClock,
-        scheduler: Scheduler, pipeline: DeliveryPipeline, registry: BackendRegistry,
-        badge: InstanceBadge, reporter: ScheduleReporter, messages: ServiceManagerMessages, log: any EventLog
+        scheduler: Scheduler, pipeline: DeliveryPipeline, registry: BackendRegistry, badge: InstanceBadge,
+        reporter: ScheduleReporter, messages: ServiceManagerMessages, wakeSystemRefusal: String?, log: any EventLog
     ) {
         self.options = options
         self.environment = environment
         self.queue = queue
         self.clock = clock
         self.scheduler = scheduler
-        self.pipeline = pipeline
-        self.registry = registry
+        applier = ConfigurationApplier(
+            queue: queue, pipeline: pipeline, registry: registry, defaultBackendsOverride: options.defaultBackends,
+            log: log)
         self.badge = badge
         self.reporter = reporter
         self.messages = messages
+        self.wakeSystemRefusal = wakeSystemRefusal
         self.log = log
     }
 
     /// Whether a schedule is being loaded (or another load waits): what it installs may predate a change made now.
     var isLoading: Bool { isRebuilding || rebuildPending }
 
+    /// chimed.conf as last loaded.
+    var configuration: DaemonConfiguration { applier.configuration }
+
     /// The backends of notifications without `Deliver=`.
-    var defaultBackends: [String] { configuration.backendsWithoutDeliver(override: options.defaultBackends) }
+    var defaultBackends: [String] { applier.defaultBackends }
 
     /// Starts a rebuild for `reason`; while one is loading, further requests collapse into one more.
     /// `completion` runs on the queue once a rebuild that started after this request is installed: one that began
@@ -89,9 +91,7 @@ final class ScheduleRebuilder: @unchecked Sendable {
         let options = self.options
         let environment = self.environment
         let clock = self.clock
-        let generatorReuse = self.generatorReuse
-        let fileReuse = self.fileReuse
-        let calendarReuse = self.calendarReuse
+        let reuse = self.reuse
         let wakeSystemRefusal = self.wakeSystemRefusal
         let keepingPending = !timeChangedSinceLoad
         timeChangedSinceLoad = false
@@ -106,15 +106,9 @@ final class ScheduleRebuilder: @unchecked Sendable {
             let quietSwitch = Result { () throws(QuietSwitchFile.Unreadable) in
                 try QuietSwitchFile(stateDirectory: options.stateDirectory).read()
             }
-            var loader = ScheduleLoader(
-                sources: ScheduleLoader.instanceSources(
-                    options: options, environment: environment, configuration: configuration,
-                    generatorReuse: generatorReuse, fileReuse: fileReuse),
-                maximumNotifications: configuration.maximumNotifications)
-            loader.knownBackends = configuration.backendNames
-            loader.minimumInterval = configuration.minimumInterval
-            loader.wakeSystemRefusal = wakeSystemRefusal
-            loader.calendarReuse = calendarReuse
+            let loader = ScheduleLoader.forInstance(
+                options: options, environment: environment, configuration: configuration,
+                wakeSystemRefusal: wakeSystemRefusal, reuse: reuse)
             let result = Result { () throws(ScheduleLoadError) in try loader.load(systemZone: zone) }
             let basis = lent.withLock { lent in lent.take() }
             let prepared = (try? result.get()).flatMap { loaded in
@@ -135,8 +129,9 @@ final class ScheduleRebuilder: @unchecked Sendable {
             }
             let namedBackends = named
             self.queue.async {
-                self.apply(configuration, namedBackends: namedBackends)
-                self.applyFocus(configuration.focus, quietSwitch: quietSwitch, systemZone: zone)
+                self.applier.apply(
+                    configuration, namedBackends: namedBackends, quietSwitch: quietSwitch, systemZone: zone,
+                    isFirst: self.facts.rebuilds == 0)
                 self.finish(
                     result, prepared: prepared, reason: reason, started: started, keepingPending: keepingPending)
             }
@@ -147,59 +142,6 @@ final class ScheduleRebuilder: @unchecked Sendable {
     func stop() {
         dispatchPrecondition(condition: .onQueue(queue))
         isStopped = true
-    }
-
-    /// Takes chimed.conf as loaded: its problems are logged, the backends rebuilt where their settings changed,
-    /// and the presentation settings and each backend's peer logged.
-    /// - Parameter namedBackends: the backends notifications name in `Deliver=`: with the default ones, those
-    ///   whose peer is described in the log (a desktop nobody delivers to is not worth a line at every start).
-    private func apply(_ loaded: DaemonConfiguration, namedBackends: Set<String>) {
-        configuration = loaded
-        pipeline.configure(presentation: loaded.presentation, desktopEntry: loaded.desktop.desktopEntry)
-        for problem in loaded.diagnostics { log.record(Self.configEvent(problem)) }
-        let backends = registry.backends(for: loaded)
-        let names = Set(backends.map(\.name))
-        for name in defaultBackends where !names.contains(name) {
-            log.record(
-                DaemonEvent(
-                    .configError, "The default backends name '\(name)', which is no backend; deliveries to it fail.",
-                    priority: .warning))
-        }
-        if facts.rebuilds == 0, defaultBackends.contains("journal"), !JournalBackend.isJournalAvailable {
-            log.record(
-                DaemonEvent(
-                    .systemError,
-                    "No journal listens (\(JournalBackend.socketPath) is missing): deliveries to the journal backend "
-                        + "fail. Start systemd-journald, or deliver elsewhere with --deliver= or chimed.conf's "
-                        + "[Daemon] Deliver=.", priority: .warning))
-        }
-        pipeline.dispatcher.reconfigure(backends: backends, defaultBackends: defaultBackends)
-        let presentation =
-            "Presentation: \(loaded.presentation)."
-            + (loaded.focus == FocusSettings() ? "" : " Focus: \(loaded.focus).")
-        let inUse = namedBackends.union(defaultBackends)
-        let log = self.log
-        Task.detached(executorPreference: DaemonExecutor.shared) {
-            var lines = [presentation]
-            for backend in backends where inUse.contains(backend.name) {
-                if let description = await backend.describe() { lines.append("\(backend.name): \(description)") }
-            }
-            log.record(DaemonEvent(.backends, lines.joined(separator: " ")))
-        }
-    }
-
-    /// Quiet hours, the policy and the user's switch, before the schedule is installed: what a catch-up delivers
-    /// at the install is already judged by them.
-    private func applyFocus(
-        _ settings: FocusSettings, quietSwitch: Result<QuietSwitch?, QuietSwitchFile.Unreadable>, systemZone: ZoneRules
-    ) {
-        var kept: QuietSwitch?
-        switch quietSwitch {
-        case .success(let value): kept = value
-        case .failure(let error):
-            log.record(DaemonEvent(.stateError, "\(error); ignoring the quiet switch", priority: .warning))
-        }
-        pipeline.focus.configure(settings, quietSwitch: kept, systemZone: systemZone)
     }
 
     private func finish(
@@ -229,12 +171,8 @@ final class ScheduleRebuilder: @unchecked Sendable {
             }
             let acknowledged = AcknowledgementRequests(stateDirectory: options.stateDirectory).take()
             if !acknowledged.isEmpty { scheduler.acknowledge(acknowledged, by: "chimectl ack") }
-            discarded.reuse = generatorReuse
-            discarded.fileReuse = fileReuse
-            discarded.calendarReuse = calendarReuse
-            generatorReuse = GeneratorReuse(loaded)
-            fileReuse = FileReuse(loaded)
-            calendarReuse = CalendarReuse(loaded)
+            discarded.reuse = reuse
+            reuse = ScheduleReuse(loaded)
             loadQueue.async {
                 discarded.empty()
                 release.arrive()
@@ -243,25 +181,13 @@ final class ScheduleRebuilder: @unchecked Sendable {
             facts.lastRebuild = clock.now()
             facts.problems = loaded.problems.map(\.description)
             facts.lastError = loaded.problems.first { $0.severity == .error }?.description
-            for problem in loaded.problems { log.record(Self.configEvent(problem)) }
-            log.record(
-                DaemonEvent(
-                    first ? .started : .reloaded,
-                    "\(first ? "Started" : "Reloaded (\(reason))"): \(loaded.notifications.count) notification(s) "
-                        + "loaded, \(scheduler.scheduledCount) scheduled, \(loaded.filesWithErrors) file(s) with errors.",
-                    fields: [
-                        ("CHIME_LOADED", String(loaded.notifications.count)),
-                        ("CHIME_SCHEDULED", String(scheduler.scheduledCount)),
-                        ("CHIME_ERRORS", String(loaded.filesWithErrors)),
-                    ]))
+            for problem in loaded.problems { log.record(DaemonEvent.configurationProblem(problem)) }
+            log.record(DaemonEvent.rebuilt(loaded, scheduled: scheduler.scheduledCount, first: first, reason: reason))
         case .failure(let error):
             release.arrive()
             scheduler.abandonBasis()
             facts.lastError = error.message
-            log.record(
-                DaemonEvent(
-                    .configError, "Loading the schedule failed: \(error.message); keeping the previous schedule.",
-                    fields: [("CHIME_ERROR", error.message)]))
+            log.record(DaemonEvent.loadFailed(error))
         }
         facts.defaultBackends = defaultBackends
         reporter.rebuilt(facts) { release.arrive() }
@@ -275,34 +201,16 @@ final class ScheduleRebuilder: @unchecked Sendable {
             rebuild(reason: "coalesced requests")
         }
     }
-
-    static func configEvent(_ problem: UnitFileDiagnostic) -> DaemonEvent {
-        var fields: [(name: String, value: String)] = [("CHIME_FILE", problem.location.file)]
-        if let line = problem.location.line { fields.append(("CHIME_LINE", String(line))) }
-        if let id = Self.id(ofFile: problem.location.file) { fields.append(("CHIME_ID", id)) }
-        return DaemonEvent(
-            .configError, problem.description, fields: fields, priority: problem.severity == .error ? .error : .warning)
-    }
-
-    private static func id(ofFile path: String) -> String? {
-        let name = URL(fileURLWithPath: path).lastPathComponent
-        guard name.hasSuffix(".notification") else { return nil }
-        return String(name.dropLast(".notification".count))
-    }
 }
 
 /// What a rebuild replaced, handed to the load's queue to be freed there.
 private final class Discarded: @unchecked Sendable {
     // Set on the scheduler's queue, emptied on the load's, after it.
     var schedule: ReplacedSchedule?
-    var reuse: GeneratorReuse?
-    var fileReuse: FileReuse?
-    var calendarReuse: CalendarReuse?
+    var reuse: ScheduleReuse?
 
     func empty() {
         schedule = nil
         reuse = nil
-        fileReuse = nil
-        calendarReuse = nil
     }
 }

@@ -11,7 +11,7 @@ import ChimeCore
 /// Either way the notifications are not made twice while the earlier ones are still installed: the peak of such a
 /// rebuild was twice the schedule's memory. Only for an output read in zones that read alike now
 /// (`GeneratorReuse.readsAlike`): a notification is a function of its line and of the zones' rules then.
-struct EarlierNotifications: EarlierOutput {
+struct PreviousNotifications: PreviousOutput {
     private let notifications: ArraySlice<LoadedNotification>
     /// The line hash of each of `notifications`; 0 for one not to be taken as it is, or none at all.
     private let lineHashes: [Int]
