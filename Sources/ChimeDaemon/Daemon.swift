@@ -71,12 +71,13 @@ public final class Daemon: @unchecked Sendable {
             instanceBadge: badge, applicationBadges: appBadges, signals: signals, clock: clock,
             focusTimer: DispatchWallTimer(queue: queue), queue: queue, log: log)
         let focus = pipeline.focus
+        let wake = SystemWaking.make(instance: options.instance, queue: queue, environment: environment, log: log)
         scheduler = Scheduler(
             clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: pipeline.head, log: log,
             store: FileHistoryStore(directory: options.stateDirectory, overflowDirectory: options.runtimeDirectory),
             snoozeStore: FileSnoozeStore(directory: options.stateDirectory, log: log),
-            repeatStore: FileRepeatStore(directory: options.stateDirectory, log: log))
-        scheduler.delaySeeds = MachineSeed.delaySeeds()
+            repeatStore: FileRepeatStore(directory: options.stateDirectory, log: log),
+            delaySeeds: MachineSeed.delaySeeds(), wake: wake)
         let answers = NotificationAnswers(
             queue: queue, scheduler: scheduler, signals: signals, clock: clock, log: log, environment: environment)
         let registry = BackendRegistry(
@@ -88,28 +89,23 @@ public final class Daemon: @unchecked Sendable {
         let reporter = ScheduleReporter(
             queue: queue, scheduler: scheduler, focus: focus, badge: badge, messages: messages,
             addedRequests: added, options: options, clock: clock)
-        focus.changed = { reporter.scheduleChanged() }
-        let wakeRefusal = SystemWaking.install(
-            into: scheduler, instance: options.instance, queue: queue, environment: environment, log: log)
         let rebuilder = ScheduleRebuilder(
             options: options, environment: environment, queue: queue, clock: clock, scheduler: scheduler,
             pipeline: pipeline, registry: registry, badge: badge, reporter: reporter, messages: messages,
-            wakeSystemRefusal: wakeRefusal, log: log)
+            wakeSystemRefusal: wake.refusal, log: log)
         self.rebuilder = rebuilder
         let center = ApplicationCenter(
             queue: queue, requests: requests, scheduler: scheduler, rebuilder: rebuilder, reporter: reporter,
             badges: appBadges, registry: registry, clock: clock, environment: environment)
-        applications = ApplicationInterface(queue: queue, center: center, signals: signals, log: log)
-        if options.instance == .system {
-            let wake = WakeService(
-                queue: queue, scheduler: scheduler, stateDirectory: options.stateDirectory, clock: clock, log: log)
-            wake.refusal = wakeRefusal
-            applications.wake = wake
-            queue.async { wake.restore() }
-        }
-
-        scheduler.afterFire = { reporter.scheduleChanged() }
-        scheduler.pinnedDeliveryFinished = { queue.async { reporter.scheduleChanged() } }
+        // The system instance serves users' instances the wake-ups they cannot arm themselves.
+        let wakeService =
+            options.instance == .system
+            ? WakeService(
+                queue: queue, scheduler: scheduler, stateDirectory: options.stateDirectory, refusal: wake.refusal,
+                clock: clock, log: log) : nil
+        if let wakeService { queue.async { wakeService.restore() } }
+        applications = ApplicationInterface(
+            queue: queue, center: center, signals: signals, wake: wakeService, log: log)
     }
 
     /// Starts everything and never returns: the process ends on SIGTERM/SIGINT (exit 0) or a fatal start-up error

@@ -13,16 +13,18 @@ public struct SchedulerHarness {
     public let scheduler: Scheduler
 
     /// A scheduler whose clock starts at `clock`'s now, over `store` and `snoozeStore` (what a restart finds).
+    /// `delaySeeds` and `wake` as the daemon gives them (`Scheduler.init`).
     public init(
         clock: ManualClock, store: any HistoryStore = MemoryHistoryStore(), snoozeStore: (any SnoozeStore)? = nil,
-        repeatStore: (any RepeatStore)? = nil
+        repeatStore: (any RepeatStore)? = nil, delaySeeds: DelaySeeds = DelaySeeds(host: 0, run: 0),
+        wake: SystemWake = SystemWake()
     ) {
         self.clock = clock
         timer = clock.makeTimer()
         dispatcher = RecordingDispatcher(clock: clock)
         scheduler = Scheduler(
             clock: clock, timer: timer, dispatcher: dispatcher, log: log, store: store, snoozeStore: snoozeStore,
-            repeatStore: repeatStore)
+            repeatStore: repeatStore, delaySeeds: delaySeeds, wake: wake)
     }
 
     /// A scheduler whose clock starts at `start`, a timestamp as `TestDate.timestamp` reads it.

@@ -16,9 +16,9 @@ import Testing
     static func harness(
         at start: String, run: UInt64 = 1, store: MemoryHistoryStore = MemoryHistoryStore()
     ) -> Harness {
-        let harness = Harness(clock: ManualClock(TestDate.timestamp(start)), store: store)
-        harness.scheduler.delaySeeds = DelaySeeds(host: Self.seeds.host, run: run)
-        return harness
+        Harness(
+            clock: ManualClock(TestDate.timestamp(start)), store: store,
+            delaySeeds: DelaySeeds(host: Self.seeds.host, run: run))
     }
 
     static func delay(_ id: String, _ timing: DeliveryTiming, at fireTime: String, run: UInt64 = 1) -> Int64 {

@@ -157,15 +157,15 @@ import Testing
         ])
         schedule.notifications[0] = Self.request(schedule.notifications[0], "/var/lib/chime/added/once.notification")
         schedule.notifications[1] = Self.request(schedule.notifications[1], "/var/lib/chime/added/later.notification")
-        let finishedCalls = Locked(0)
-        scheduler.pinnedDeliveryFinished = { finishedCalls.withLock { $0 += 1 } }
+        let follower = Follower()
+        scheduler.followed(by: follower)
         scheduler.install(schedule)
         #expect(scheduler.status().finishedPinnedSources.isEmpty)
         clock.advance(to: TestDate.timestamp("2026-10-20 03:00 Europe/Berlin"))
         #expect(dispatcher.held == 2)
         #expect(scheduler.status().finishedPinnedSources.isEmpty)
         dispatcher.releaseAll()
-        #expect(finishedCalls.withLock { $0 } == 1)
+        #expect(follower.finished.withLock { $0 } == 1)
         #expect(scheduler.status().finishedPinnedSources == ["/var/lib/chime/added/once.notification"])
     }
 
@@ -367,4 +367,12 @@ private final class HoldingDispatcher: DeliveryDispatching, @unchecked Sendable 
             defer { list = [] }; return list
         }) { finished() }
     }
+}
+
+/// Counts the requests' deliveries the scheduler tells its follower were finished.
+private final class Follower: ScheduleFollowing, @unchecked Sendable {
+    let finished = Locked(0)
+
+    func scheduleFired() {}
+    func requestDeliveryFinished() { finished.withLock { $0 += 1 } }
 }

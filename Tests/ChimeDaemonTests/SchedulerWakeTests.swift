@@ -12,7 +12,7 @@ import Testing
     typealias Harness = SchedulerHarness
 
     /// Inhibitors taken and released, by reason.
-    final class Inhibitions: @unchecked Sendable {
+    final class Inhibitions: SleepHolding, @unchecked Sendable {
         let taken = Locked<[String]>([])
         let released = Locked<[String]>([])
 
@@ -24,11 +24,11 @@ import Testing
 
     /// A harness whose scheduler wakes the system with `alarm`, a manual timer on its clock.
     static func harness(asleep: Locked<Int64>, inhibitions: Inhibitions) -> (Harness, alarm: ManualTimer) {
-        let harness = Harness(start: "2026-12-01 05:00 UTC")
-        let alarm = harness.clock.makeTimer()
-        harness.scheduler.wakeAlarm = WakeAlarm(timer: alarm, timeAsleep: { asleep.withLock { $0 } })
-        harness.scheduler.holdSleep = { inhibitions.hold($0) }
-        return (harness, alarm)
+        let clock = ManualClock(TestDate.timestamp("2026-12-01 05:00 UTC"))
+        let alarm = clock.makeTimer()
+        let wake = SystemWake(
+            alarm: WakeAlarm(timer: alarm, timeAsleep: { asleep.withLock { $0 } }), sleepHold: inhibitions)
+        return (Harness(clock: clock, wake: wake), alarm)
     }
 
     @Test func theAlarmIsArmedForTheEarliestWakingOccurrenceAndItsDeliveriesKeepTheSystemAwake() throws {

@@ -37,8 +37,8 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
     /// The scheduler's `finished` of deliveries held but not yet written to the store.
     private var unsaved: [@Sendable () -> Void] = []
 
-    /// Runs when the status changes (quiet begins or ends, a delivery is held or released).
-    public var changed: (() -> Void)?
+    /// Told when the status changes: quiet begins or ends, a delivery is held or released (`ScheduleReporter`).
+    private weak var follower: (any FocusFollowing)?
 
     /// - Parameters:
     ///   - target: where deliveries that may interrupt go (the dispatcher).
@@ -69,6 +69,11 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
         self.systemZone = systemZone
         isConfigured = true
         evaluate()
+    }
+
+    /// Has `follower` told when the status changes.
+    public func followed(by follower: any FocusFollowing) {
+        self.follower = follower
     }
 
     /// The desktop's do-not-disturb changed: on, reported by `source`, or off (`nil`).
@@ -114,7 +119,7 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
             held.append(delivery)
             unsaved.append(finished)
             if unsaved.count == 1 { later { [weak self] in self?.saveHeld() } }
-            changed?()
+            follower?.focusChanged()
         case .journal:
             log.record(DaemonEvent(.journalOnly, "\(subject) (quiet: recorded in the journal only)", fields: fields))
             finished()
@@ -168,7 +173,7 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
         } else {
             timer.cancel()
         }
-        if quietness.isQuiet != wasQuiet { changed?() }
+        if quietness.isQuiet != wasQuiet { follower?.focusChanged() }
     }
 
     /// Delivers what was held, as `[Focus] Release=` says; each stays in the store until its backends are done.
@@ -199,10 +204,16 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
                 }
             }
         }
-        changed?()
+        follower?.focusChanged()
     }
 
     private func onQueue() {
         if let queue { dispatchPrecondition(condition: .onQueue(queue)) }
     }
+}
+
+/// Who follows the focus gate's status (`FocusGate.followed(by:)`): `ScheduleReporter`.
+public protocol FocusFollowing: AnyObject, Sendable {
+    /// Quiet began or ended, or a delivery was held or released; on the scheduler's queue.
+    func focusChanged()
 }

@@ -28,12 +28,17 @@ final class ApplicationInterface: @unchecked Sendable {
     private let log: any EventLog
     // Set by `start` before the object is exported, read on the bus queue.
     private var authorization: CallerAuthorization?
-    /// Served beside it on the system bus: users' instances ask it to wake the system (`WakeService`).
-    var wake: WakeService?
+    /// Served beside it on the system bus: users' instances ask it to wake the system.
+    private let wake: WakeService?
     private var callers: CallerIdentities?
 
-    init(queue: DispatchQueue, center: ApplicationCenter, signals: ApplicationSignals, log: any EventLog) {
+    /// - Parameter wake: the system instance's `WakeService`, served beside the interface on the system bus.
+    init(
+        queue: DispatchQueue, center: ApplicationCenter, signals: ApplicationSignals, wake: WakeService?,
+        log: any EventLog
+    ) {
         self.queue = queue
+        self.wake = wake
         self.center = center
         self.signals = signals
         self.log = log

@@ -4,29 +4,24 @@ import ChimePlatform
 import ChimeSystemd
 import Foundation
 
-/// Gives the scheduler what `WakeSystem=yes` needs, where chimed has it: the alarm timer (CAP_WAKE_ALARM), or for
+/// Finds what `WakeSystem=yes` needs, where chimed has it (`SystemWake`): the alarm timer (CAP_WAKE_ALARM), or for
 /// a user's instance the system instance's (`RemoteAlarm`), the measure of time asleep that tells a wake-up, and
 /// logind's delay inhibitors for the deliveries.
 enum SystemWaking {
-    /// Sets up `scheduler`; returns why this chimed cannot wake the system, or `nil` when it can.
-    /// A user's instance without the capability asks the system instance instead (`RemoteAlarm`).
-    static func install(
-        into scheduler: Scheduler, instance: InstanceKind, queue: DispatchQueue, environment: [String: String],
-        log: any EventLog
-    ) -> String? {
+    /// What this chimed can wake the system with: the alarm timer, or, for a user's instance without the
+    /// capability, the system instance's (`RemoteAlarm`); logind's inhibitors where there is a system bus.
+    static func make(
+        instance: InstanceKind, queue: DispatchQueue, environment: [String: String], log: any EventLog
+    ) -> SystemWake {
         let systemBus = BusConnection.systemBusAddress(environment: environment)
+        let alarm: WakeAlarm
         do {
-            scheduler.wakeAlarm = WakeAlarm(
-                timer: try AlarmTimer(queue: queue), timeAsleep: { max(0, chime_time_asleep()) })
+            alarm = WakeAlarm(timer: try AlarmTimer(queue: queue), timeAsleep: { max(0, chime_time_asleep()) })
         } catch {
-            guard instance == .user, let systemBus else { return refusal(error) }
-            scheduler.wakeAlarm = WakeAlarm(timer: RemoteAlarm(address: systemBus, log: log))
+            guard instance == .user, let systemBus else { return SystemWake(refusal: refusal(error)) }
+            alarm = WakeAlarm(timer: RemoteAlarm(address: systemBus, log: log))
         }
-        if let systemBus {
-            let inhibitor = SleepInhibitor(address: systemBus, log: log)
-            scheduler.holdSleep = { why in inhibitor.hold(why) }
-        }
-        return nil
+        return SystemWake(alarm: alarm, sleepHold: systemBus.map { SleepInhibitor(address: $0, log: log) })
     }
 
     /// Why this process could not wake the system, or `nil` when it could (`chimed --check`).

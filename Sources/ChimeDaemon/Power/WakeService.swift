@@ -24,10 +24,14 @@ final class WakeService: @unchecked Sendable {
     private let file: StateListFile
     private let log: any EventLog
     /// Why this chimed cannot wake the system, if it cannot: every request is refused with it.
-    var refusal: String?
+    private let refusal: String?
 
-    init(queue: DispatchQueue, scheduler: Scheduler, stateDirectory: String, clock: any WallClock, log: any EventLog) {
+    init(
+        queue: DispatchQueue, scheduler: Scheduler, stateDirectory: String, refusal: String?, clock: any WallClock,
+        log: any EventLog
+    ) {
         self.queue = queue
+        self.refusal = refusal
         self.scheduler = scheduler
         self.clock = clock
         self.log = log

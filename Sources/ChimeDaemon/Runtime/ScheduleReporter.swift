@@ -59,6 +59,8 @@ final class ScheduleReporter: @unchecked Sendable {
         self.addedRequests = addedRequests
         self.options = options
         self.clock = clock
+        scheduler.followed(by: self)
+        focus.followed(by: self)
     }
 
     /// `STATUS=`: `12 scheduled; next: standup at Mon 2026-11-30 09:55:00 CET`.
@@ -156,4 +158,14 @@ final class ScheduleReporter: @unchecked Sendable {
             repeating: scheduler.repeating)
         snapshot.write(status: status, facts: snapshotFacts, now: clock.now())
     }
+}
+
+extension ScheduleReporter: ScheduleFollowing, FocusFollowing {
+    func scheduleFired() { scheduleChanged() }
+
+    func requestDeliveryFinished() {
+        queue.async { self.scheduleChanged() }
+    }
+
+    func focusChanged() { scheduleChanged() }
 }

@@ -26,8 +26,8 @@ public final class Scheduler: @unchecked Sendable {
     /// process) counts as missed rather than late; overdue past the end of its window, for one with a randomized
     /// delay or an accuracy (`DeliveryTiming`).
     public var missedThreshold: Duration = .seconds(60)
-    /// What randomized delays (`RandomizedDelaySec=`) are drawn from; the daemon sets the host's and a new run's.
-    public var delaySeeds = DelaySeeds(host: 0, run: 0)
+    /// What randomized delays (`RandomizedDelaySec=`) are drawn from: the host's and this run's.
+    let delaySeeds: DelaySeeds
     /// Whether some notification has an `AccuracySec=`, so that wake-ups are worked out for deliveries to share.
     private var coalesces = false
 
@@ -51,26 +51,23 @@ public final class Scheduler: @unchecked Sendable {
     var sleepingSince: Date?
     /// The alarm that wakes the system for the earliest occurrence with `WakeSystem=yes` (`Scheduler+Wake`);
     /// `nil` where chimed cannot wake the system.
-    public var wakeAlarm: WakeAlarm? {
-        didSet { wakeAlarm?.setHandler { [weak self] in self?.alarmFired() } }
-    }
-    /// Takes a delay inhibitor for a delivery that may have woken the system and returns its release; the daemon
-    /// asks logind (`SleepInhibitor`).
-    public var holdSleep: (@Sendable (_ why: String) -> @Sendable () -> Void)?
+    let wakeAlarm: WakeAlarm?
+    /// Keeps the system awake while a delivery that may have woken it is in flight.
+    private let sleepHold: (any SleepHolding)?
     /// The due time of each entry with `WakeSystem=yes` that has a pending occurrence.
     var wakeDue: [Int: Int64] = [:]
-    /// Runs after each fire has been handled (deliveries made, timer re-armed).
-    public var afterFire: (() -> Void)?
-    /// Runs, on the dispatcher's side, when every backend is done with a delivery of a pinned notification: one
-    /// that has nothing left to fire is finished only then (`Status.finishedPinnedSources`).
-    public var pinnedDeliveryFinished: (@Sendable () -> Void)?
+    /// Told of the changes that come from within: fires, and requests' deliveries finishing (`ScheduleReporter`).
+    private weak var follower: (any ScheduleFollowing)?
 
     /// - Parameters:
     ///   - timer: the one timer; the scheduler installs its handler.
     ///   - store: what survives a restart; the scheduler starts from what it holds.
+    ///   - delaySeeds: what randomized delays are drawn from (`MachineSeed`).
+    ///   - wake: the alarm and the sleep hold of `WakeSystem=yes`, where chimed has them.
     public init(
         clock: any WallClock, timer: any WallTimer, dispatcher: any DeliveryDispatching, log: any EventLog,
-        store: any HistoryStore, snoozeStore: (any SnoozeStore)? = nil, repeatStore: (any RepeatStore)? = nil
+        store: any HistoryStore, snoozeStore: (any SnoozeStore)? = nil, repeatStore: (any RepeatStore)? = nil,
+        delaySeeds: DelaySeeds = DelaySeeds(host: 0, run: 0), wake: SystemWake = SystemWake()
     ) {
         self.clock = clock
         self.timer = timer
@@ -83,7 +80,17 @@ public final class Scheduler: @unchecked Sendable {
         let (stored, problems) = store.load()
         historyTable = HistoryTable(stored)
         for problem in problems { log.record(DaemonEvent(.stateError, problem, priority: .warning)) }
+        self.delaySeeds = delaySeeds
+        wakeAlarm = wake.alarm
+        sleepHold = wake.sleepHold
         timer.setHandler { [weak self] in self?.timerFired() }
+        wakeAlarm?.setHandler { [weak self] in self?.alarmFired() }
+    }
+
+    /// Has `follower` told of the changes that come from within the scheduler: fires, and the deliveries of
+    /// requests finishing.
+    public func followed(by follower: any ScheduleFollowing) {
+        self.follower = follower
     }
 
     /// Replaces the whole schedule with `loaded` and re-arms, all on the queue: what a rebuild does in three steps
@@ -293,7 +300,7 @@ public final class Scheduler: @unchecked Sendable {
         // What was handled is on disk before the next timer is armed.
         stateWriter.flush()
         rearm()
-        afterFire?()
+        follower?.scheduleFired()
     }
 
     /// Hands an occurrence's `delivery` over (`handOff`), recording it as in flight until every backend is done
@@ -316,14 +323,15 @@ public final class Scheduler: @unchecked Sendable {
         let backendFinished: @Sendable (String) -> Void = {
             store?.recordBackendFinished(id, at: fireTime, backend: $0)
         }
-        let awake = delivery.notification.timing.wakesSystem ? holdSleep?("Delivering \(id) (WakeSystem=yes)") : nil
+        let awake =
+            delivery.notification.timing.wakesSystem ? sleepHold?.hold("Delivering \(id) (WakeSystem=yes)") : nil
         let requestDone = requests.deliveryStarted(id)
-        let finished = requestDone == nil ? nil : pinnedDeliveryFinished
+        let follower = requestDone == nil ? nil : self.follower
         dispatcher.dispatch(delivery, backendFinished: backendFinished) {
             store?.recordFinished(id, at: fireTime)
             awake?()
             requestDone?()
-            finished?()
+            follower?.requestDeliveryFinished()
         }
     }
 
@@ -429,4 +437,14 @@ public final class Scheduler: @unchecked Sendable {
         return Date(epochMicroseconds: due)
     }
 
+}
+
+/// Who follows the changes of the schedule that come from within the scheduler (`Scheduler.followed(by:)`):
+/// `ScheduleReporter`, which keeps the status line and `schedule.json` current.
+public protocol ScheduleFollowing: AnyObject, Sendable {
+    /// After a fire has been handled (deliveries made, timer re-armed), on the scheduler's queue.
+    func scheduleFired()
+    /// On the dispatcher's side, when every backend is done with a delivery of a request: one that has nothing
+    /// left to fire is finished only then (`Status.finishedPinnedSources`).
+    func requestDeliveryFinished()
 }
