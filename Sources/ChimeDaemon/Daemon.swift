@@ -77,7 +77,7 @@ public final class Daemon: @unchecked Sendable {
             store: FileHistoryStore(directory: options.stateDirectory, overflowDirectory: options.runtimeDirectory),
             snoozeStore: FileSnoozeStore(directory: options.stateDirectory, log: log),
             repeatStore: FileRepeatStore(directory: options.stateDirectory, log: log),
-            delaySeeds: MachineSeed.delaySeeds(), wake: wake)
+            delaySeeds: MachineSeed.delaySeeds(), wake: wake, queue: queue)
         let answers = NotificationAnswers(
             queue: queue, scheduler: scheduler, signals: signals, clock: clock, log: log, environment: environment)
         let registry = BackendRegistry(

@@ -73,6 +73,7 @@ final class NotificationAnswers: NotificationResponding, @unchecked Sendable {
     /// (with `CHIME_ACTION=KEY`) and as JSON on stdin, its process group stopped at `actionTimeout`. Only a failure
     /// is logged, once it is known.
     private func runAction(_ argv: [String], key: String, delivery: Delivery, backend: String) {
+        dispatchPrecondition(condition: .onQueue(queue))
         var environment = CommandRunner.environment(for: delivery, backend: backend, base: self.environment)
         environment["CHIME_ACTION"] = key
         let input = Data((delivery.json(deliveredAt: clock.now(), backend: backend).serialized + "\n").utf8)

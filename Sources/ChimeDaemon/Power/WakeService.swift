@@ -43,6 +43,7 @@ final class WakeService: @unchecked Sendable {
 
     /// Takes up what users asked for before a restart (on the scheduler's queue), leaving out what is past.
     func restore() {
+        dispatchPrecondition(condition: .onQueue(queue))
         let now = clock.now().epochMicroseconds
         for item in file.load() {
             guard let uid = (item["uid"] as? NSNumber)?.uint32Value,
@@ -98,6 +99,7 @@ final class WakeService: @unchecked Sendable {
 
     /// On the scheduler's queue.
     private func set(_ call: BusMethodCall, uid: uid_t, requested: Int64) {
+        dispatchPrecondition(condition: .onQueue(queue))
         var wakes = scheduler.userWakeTimes
         if requested != 0 && wakes[uid] == nil && wakes.count >= Self.maximumUsers {
             call.reply(

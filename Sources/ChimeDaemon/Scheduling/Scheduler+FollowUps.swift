@@ -67,6 +67,7 @@ extension Scheduler {
     /// "the application"): their repeats stop, each logged. Returns the ids that were repeating.
     @discardableResult
     public func acknowledge(_ ids: Set<String>, by source: String) -> Set<String> {
+        onQueue()
         let stopped = followUps.stopRepeats(ids)
         guard !stopped.isEmpty else { return [] }
         rearm()

@@ -5,6 +5,7 @@ extension Scheduler {
     /// The machine is about to suspend or hibernate (logind's `PrepareForSleep(true)`): logged, and the moment kept,
     /// so that the resume can say how long the machine slept.
     public func sleeping() {
+        onQueue()
         let now = clock.now()
         sleepingSince = now
         log.record(
@@ -17,6 +18,7 @@ extension Scheduler {
     /// jump of the clock: each notification's occurrences missed by more than the threshold collapse into one
     /// `missed` event, or, with `Persistent=yes`, one late delivery; what is only a little late is delivered.
     public func resumed() {
+        onQueue()
         let now = clock.now()
         var fields: [(name: String, value: String)] = [("CHIME_NOW", Timestamp.iso8601(now, fraction: .microseconds))]
         var message = "The system resumed"

@@ -78,6 +78,7 @@ extension Scheduler {
     /// The pinned notifications whose id begins with `prefix` and that have a next occurrence (an application's
     /// pending requests), in no particular order.
     public func pending(idPrefix prefix: String) -> [(id: String, source: String, next: Date)] {
+        onQueue()
         let wanted = requests.entries(withIDPrefix: prefix)
         guard !wanted.isEmpty else { return [] }
         return queue.items.filter { wanted.contains($0.entry) }.map { item in
@@ -88,7 +89,8 @@ extension Scheduler {
     /// The schedule as it stands: the `limit` earliest notifications and the pinned ones, so that the cost does not
     /// grow with the size of the schedule (a million notifications are not listed after every fire).
     public func status(limit: Int = .max) -> Status {
-        Status(
+        onQueue()
+        return Status(
             entries: entries, queue: queue, requests: requests, followUps: followUps, systemZone: systemZone,
             limit: limit)
     }

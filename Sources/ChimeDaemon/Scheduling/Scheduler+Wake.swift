@@ -11,6 +11,7 @@ extension Scheduler {
     /// The alarm expired: the wall-clock timer expired with it, and whichever runs first delivers what is due. If
     /// the system slept since the alarm was armed, it is what woke it, and the journal says so.
     func alarmFired() {
+        onQueue()
         let now = clock.now().epochMicroseconds
         guard let (users, slept) = wakeAlarm?.expired(now: now) else { return }
         if slept >= 1_000_000 {
@@ -31,6 +32,7 @@ extension Scheduler {
     /// The wake-up the instance of user `uid` asks for (`WakeService`), replacing the one it asked for before;
     /// `nil` withdraws it. The alarm wakes the system for it; that instance delivers its own notifications.
     public func setUserWake(_ uid: UInt32, at instant: Date?) {
+        onQueue()
         wakeAlarm?.setUserWake(uid, at: instant?.epochMicroseconds)
         rearmAlarm()
     }

@@ -7,8 +7,8 @@ import Foundation
 ///
 /// Every rebuild is "cancel all, then reschedule": `install(_:)` replaces the whole schedule. An application's
 /// request alone is placed or withdrawn without one (`place`, `withdraw`), with the same result as a rebuild that
-/// read it. Not thread-safe: the daemon calls it from one serial queue (tests call it directly with a manual clock
-/// and timer).
+/// read it. Bound to one serial queue in the daemon (checked, where it is given one); tests call it directly with a
+/// manual clock and timer.
 public final class Scheduler: @unchecked Sendable {
     /// A notification of the schedule, as loaded (the loaded array is taken as it is: a copy of each of a million
     /// entries would cost a retain and a release of everything it holds).
@@ -19,6 +19,8 @@ public final class Scheduler: @unchecked Sendable {
 
     let clock: any WallClock
     let timer: any WallTimer
+    /// The queue every call comes on, when the scheduler is bound to one.
+    private let boundQueue: DispatchQueue?
     private let store: any HistoryStore
     let dispatcher: any DeliveryDispatching
     let log: any EventLog
@@ -67,8 +69,10 @@ public final class Scheduler: @unchecked Sendable {
     public init(
         clock: any WallClock, timer: any WallTimer, dispatcher: any DeliveryDispatching, log: any EventLog,
         store: any HistoryStore, snoozeStore: (any SnoozeStore)? = nil, repeatStore: (any RepeatStore)? = nil,
-        delaySeeds: DelaySeeds = DelaySeeds(host: 0, run: 0), wake: SystemWake = SystemWake()
+        delaySeeds: DelaySeeds = DelaySeeds(host: 0, run: 0), wake: SystemWake = SystemWake(),
+        queue: DispatchQueue? = nil
     ) {
+        boundQueue = queue
         self.clock = clock
         self.timer = timer
         self.dispatcher = dispatcher
@@ -87,6 +91,11 @@ public final class Scheduler: @unchecked Sendable {
         wakeAlarm?.setHandler { [weak self] in self?.alarmFired() }
     }
 
+    /// Checks that the caller is on the queue the scheduler is bound to, when it is bound to one.
+    func onQueue() {
+        if let boundQueue { dispatchPrecondition(condition: .onQueue(boundQueue)) }
+    }
+
     /// Has `follower` told of the changes that come from within the scheduler: fires, and the deliveries of
     /// requests finishing.
     public func followed(by follower: any ScheduleFollowing) {
@@ -101,6 +110,7 @@ public final class Scheduler: @unchecked Sendable {
     ///   not after a change of the clock or the zone. A rebuild of 100,000 then costs the timer's queue look-ups,
     ///   not 100,000 calendar searches.
     public func install(_ loaded: LoadedSchedule, keepingPending: Bool = true) {
+        onQueue()
         let basis = basis(keepingPending: keepingPending)
         let historyTable = self.historyTable
         let prepared = PreparedSchedule(
@@ -113,6 +123,7 @@ public final class Scheduler: @unchecked Sendable {
     /// The installed schedule as it stands, for a rebuild to prepare its replacement from (`PreparedSchedule`) on
     /// another thread; until `commit`, what is handled meanwhile is noted, so that it is not handled again after.
     func basis(keepingPending: Bool) -> PreparedSchedule.Basis {
+        onQueue()
         let generation = swap.beginPreparing()
         return PreparedSchedule.Basis(
             generation: generation, entries: entries, queue: queue, systemZone: systemZone,
@@ -123,6 +134,7 @@ public final class Scheduler: @unchecked Sendable {
 
     /// A load that failed: nothing will be committed.
     func abandonBasis() {
+        onQueue()
         swap.abandon()
     }
 
@@ -131,6 +143,7 @@ public final class Scheduler: @unchecked Sendable {
     /// prepared again here. Returns the schedule replaced, to be freed off the queue.
     @discardableResult
     func commit(_ prepared: PreparedSchedule) -> ReplacedSchedule {
+        onQueue()
         guard swap.isCurrent(prepared.generation) else {
             let replaced = ReplacedSchedule(entries: entries, queue: queue)
             install(prepared.loaded, keepingPending: prepared.keepingPending)
@@ -184,6 +197,7 @@ public final class Scheduler: @unchecked Sendable {
     /// Only while no rebuild is loading: a schedule loaded before the source changed would leave it out again.
     @discardableResult
     public func place(_ loaded: LoadedNotification) -> Date? {
+        onQueue()
         let now = clock.now().epochMicroseconds
         let id = loaded.notification.id
         if let previous = requests.entry(of: id) { retire(previous) }
@@ -215,12 +229,14 @@ public final class Scheduler: @unchecked Sendable {
 
     /// Whether a pinned notification `id` (an application's request) is in the schedule.
     public func isPinned(_ id: String) -> Bool {
-        requests.entry(of: id) != nil
+        onQueue()
+        return requests.entry(of: id) != nil
     }
 
     /// Takes the pinned notifications `ids` out of the schedule at once, as a rebuild without them would (their
     /// snoozes too); unknown ids are ignored.
     public func withdraw(_ ids: [String]) {
+        onQueue()
         var withdrawn = Set<String>()
         for id in ids {
             guard let index = requests.remove(id) else { continue }
@@ -267,6 +283,7 @@ public final class Scheduler: @unchecked Sendable {
 
     /// Delivers everything due, then re-arms for the next occurrence.
     public func timerFired() {
+        onQueue()
         let now = clock.now().epochMicroseconds
         while let top = queue.first, top.due <= now {
             _ = queue.popFirst()
@@ -317,6 +334,7 @@ public final class Scheduler: @unchecked Sendable {
     /// counted until then, since whether it is finished depends on them. A `recorded` one (an occurrence) is
     /// marked finished in the store, each backend as it finishes.
     func handOff(_ delivery: Delivery, recorded: Bool) {
+        onQueue()
         let id = delivery.notification.id
         let fireTime = delivery.fireTime
         let store = recorded ? self.store : nil
@@ -354,12 +372,14 @@ public final class Scheduler: @unchecked Sendable {
 
     /// Writes the whole state (at shutdown).
     public func saveState() {
+        onQueue()
         stateWriter.compactOrFlush(historyTable.all)
     }
 
     /// The wall clock was set (NTP step, manual change, resume): occurrences jumped over count as missed; after
     /// a backward jump, nothing already delivered is delivered again.
     public func clockChanged() {
+        onQueue()
         let now = clock.now()
         log.record(
             DaemonEvent(
@@ -425,6 +445,7 @@ public final class Scheduler: @unchecked Sendable {
     /// then. Returns when, or `nil` when no enabled notification has that id any more.
     @discardableResult
     public func snooze(_ id: String, for duration: Duration) -> Date? {
+        onQueue()
         guard
             entries.indices.contains(where: {
                 entries[$0].notification.id == id && entries[$0].notification.isEnabled
