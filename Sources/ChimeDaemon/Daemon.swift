@@ -66,12 +66,12 @@ public final class Daemon: @unchecked Sendable {
         let appBadges = ApplicationBadges(requests: requests, environment: environment, log: log, queue: queue)
         let signals = ApplicationSignals(queue: queue, log: log)
         let dispatcher = Dispatcher(backends: [], defaultBackends: ["journal"], clock: SystemWallClock(), log: log)
+        let wake = SystemWaking.make(instance: options.instance, queue: queue, environment: environment, log: log)
         pipeline = DeliveryPipeline(
             dispatcher: dispatcher, heldStore: FileHeldDeliveryStore(directory: options.stateDirectory, log: log),
             instanceBadge: badge, applicationBadges: appBadges, signals: signals, clock: clock,
-            focusTimer: DispatchWallTimer(queue: queue), queue: queue, log: log)
+            focusTimer: DispatchWallTimer(queue: queue), sleepHold: wake.sleepHold, queue: queue, log: log)
         let focus = pipeline.focus
-        let wake = SystemWaking.make(instance: options.instance, queue: queue, environment: environment, log: log)
         scheduler = Scheduler(
             clock: clock, timer: DispatchWallTimer(queue: queue), dispatcher: pipeline.head, log: log,
             store: FileHistoryStore(directory: options.stateDirectory, overflowDirectory: options.runtimeDirectory),

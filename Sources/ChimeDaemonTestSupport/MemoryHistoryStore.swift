@@ -45,16 +45,29 @@ public final class MemoryHistoryStore: HistoryStore, Sendable {
         }
     }
 
-    public func recordBackendFinished(_ id: String, at occurrence: Date, backend: String) {
-        _ = state.withLock { $0.inFlight[InterruptedDelivery.key(id, occurrence)]?.finishedBackends.insert(backend) }
+    public func recordFollowUp(_ id: String, at occurrence: Date, _ followUp: InterruptedDelivery.FollowUp) {
+        state.withLock { state in
+            let key = InterruptedDelivery.key(id, occurrence, followUp)
+            state.inFlight[key] = InterruptedDelivery(
+                id: id, fireTime: occurrence, missed: 0,
+                finishedBackends: state.inFlight[key]?.finishedBackends ?? [], followUp: followUp)
+        }
+    }
+
+    public func recordBackendFinished(
+        _ id: String, at occurrence: Date, backend: String, followUp: InterruptedDelivery.FollowUp?
+    ) {
+        _ = state.withLock {
+            $0.inFlight[InterruptedDelivery.key(id, occurrence, followUp)]?.finishedBackends.insert(backend)
+        }
     }
 
     public func recordSkipped(_ id: String, at occurrence: Date) {
         state.withLock { $0.histories[id]?.lastOccurrence = occurrence }
     }
 
-    public func recordFinished(_ id: String, at occurrence: Date) {
-        _ = state.withLock { $0.inFlight.removeValue(forKey: InterruptedDelivery.key(id, occurrence)) }
+    public func recordFinished(_ id: String, at occurrence: Date, followUp: InterruptedDelivery.FollowUp?) {
+        _ = state.withLock { $0.inFlight.removeValue(forKey: InterruptedDelivery.key(id, occurrence, followUp)) }
     }
 
     public func flush() throws {

@@ -12,6 +12,7 @@ public final class RecordingDispatcher: DeliveryDispatching, @unchecked Sendable
         public var handedOffAt: Date
         public var missedCount: Int
         public var repeatNumber: Int
+        public var isSnoozed: Bool
         public var finishedBackends: Set<String>
     }
 
@@ -31,7 +32,7 @@ public final class RecordingDispatcher: DeliveryDispatching, @unchecked Sendable
             id: delivery.notification.id, title: delivery.notification.title, body: delivery.notification.body,
             fireTime: delivery.fireTime,
             handedOffAt: clock.now(),
-            missedCount: delivery.missedCount, repeatNumber: delivery.repeatNumber,
+            missedCount: delivery.missedCount, repeatNumber: delivery.repeatNumber, isSnoozed: delivery.isSnoozed,
             finishedBackends: delivery.finishedBackends)
         list.withLock { $0.append(record) }
     }

@@ -21,12 +21,15 @@ import Testing
 
         init(
             start: String, history: MemoryHistoryStore = MemoryHistoryStore(),
-            held: MemoryHeldDeliveryStore = MemoryHeldDeliveryStore()
+            held: MemoryHeldDeliveryStore = MemoryHeldDeliveryStore(), sleepHold: (any SleepHolding)? = nil
         ) {
             clock = ManualClock(TestDate.timestamp(start))
             dispatcher = RecordingDispatcher(clock: clock)
-            gate = FocusGate(target: dispatcher, clock: clock, timer: clock.makeTimer(), log: log, store: held)
-            scheduler = Scheduler(clock: clock, timer: clock.makeTimer(), dispatcher: gate, log: log, store: history)
+            gate = FocusGate(
+                target: dispatcher, clock: clock, timer: clock.makeTimer(), log: log, store: held, sleepHold: sleepHold)
+            scheduler = Scheduler(
+                clock: clock, timer: clock.makeTimer(), dispatcher: gate, log: log, store: history,
+                wake: SystemWake(sleepHold: sleepHold))
         }
 
         /// As a rebuild does it: the focus settings first, then the schedule.
@@ -85,6 +88,28 @@ import Testing
         #expect(harness.delivered.count == 3)
         #expect(harness.log.events(.quietBegan).count == 2)
         #expect(harness.log.events(.quietEnded).count == 2)
+    }
+
+    /// A delivery with `WakeSystem=yes` keeps the system awake when it fires and again when quiet releases it: each
+    /// hold lasts until its backends are done.
+    @Test func aReleasedDeliveryThatWakesTheSystemKeepsItAwakeAgain() {
+        let holds = SchedulerWakeTests.Inhibitions()
+        let harness = Harness(start: "2026-12-01 20:00 UTC", sleepHold: holds)
+        harness.rebuild(
+            Self.nightly,
+            files: [
+                ("pills", "[Trigger]\nAt=2026-12-01 23:00\nWakeSystem=yes\n"), Self.file("tea", at: "2026-12-01 23:30"),
+            ])
+        harness.clock.advance(to: TestDate.timestamp("2026-12-02 05:00 UTC"))
+        #expect(harness.ids(.held) == ["pills", "tea"])
+        #expect(holds.taken.withLock { $0 } == ["Delivering pills (WakeSystem=yes)"])
+        harness.clock.advance(to: TestDate.timestamp("2026-12-02 06:00 UTC"))
+        #expect(harness.dispatcher.records.map(\.id) == [QuietSummary.id])
+        #expect(
+            holds.taken.withLock { $0 } == [
+                "Delivering pills (WakeSystem=yes)", "Delivering \(QuietSummary.id) (WakeSystem=yes)",
+            ])
+        #expect(holds.released.withLock { $0 }.count == 2)
     }
 
     @Test func releasedEachOnItsOwnWhenConfiguredSo() {

@@ -209,6 +209,37 @@ import Testing
         #expect(third.interrupted().map(\.finishedBackends) == [["stdout", "journal"]])
     }
 
+    /// A snooze and a repeat in flight are kept apart from their occurrence (the same notification and fire time),
+    /// in the journal and in the snapshot, and move no history.
+    @Test func fileStoreKeepsFollowUpsInFlightApartFromTheirOccurrence() throws {
+        let directory = try TemporaryDirectory(prefix: "chime-state")
+        defer { directory.remove() }
+        let at = TestDate.timestamp("2026-11-02 01:00 UTC")
+        let store = FileHistoryStore(directory: directory.path)
+        store.recordFirstSeen(["a"], at: TestDate.timestamp("2026-11-02 00:00 UTC"))
+        store.recordOccurrence("a", at: at, missed: 0)
+        store.recordFollowUp("a", at: at, .repeated(2))
+        store.recordBackendFinished("a", at: at, backend: "stdout", followUp: .repeated(2))
+        store.recordFollowUp("a", at: at + 600, .snooze)
+        try store.flush()
+        let reopened = FileHistoryStore(directory: directory.path)
+        #expect(reopened.load().histories["a"]?.lastOccurrence == at)
+        #expect(
+            Set(reopened.interrupted()) == [
+                InterruptedDelivery(id: "a", fireTime: at, missed: 0),
+                InterruptedDelivery(
+                    id: "a", fireTime: at, missed: 0, finishedBackends: ["stdout"], followUp: .repeated(2)),
+                InterruptedDelivery(id: "a", fireTime: at + 600, missed: 0, followUp: .snooze),
+            ])
+        // Through a compaction (the snapshot) and the repeat finished: the occurrence and the snooze stay.
+        try reopened.compact(reopened.load().histories)
+        reopened.recordFinished("a", at: at, followUp: .repeated(2))
+        try reopened.flush()
+        let third = FileHistoryStore(directory: directory.path)
+        #expect(third.load().histories["a"]?.lastOccurrence == at)
+        #expect(Set(third.interrupted().map(\.followUp)) == [nil, .snooze])
+    }
+
     /// What was in flight at a crash goes again only to the backends that had not finished it.
     @Test func whatWasInFlightGoesAgainOnlyToTheBackendsThatHadNotFinished() {
         let clock = ManualClock(TestDate.timestamp("2026-11-02 01:59 UTC"))

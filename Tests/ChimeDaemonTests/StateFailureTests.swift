@@ -189,9 +189,16 @@ import Testing
             memory.recordOccurrence(id, at: occurrence, missed: missed)
         }
         func recordSkipped(_ id: String, at occurrence: Date) { memory.recordSkipped(id, at: occurrence) }
-        func recordFinished(_ id: String, at occurrence: Date) { memory.recordFinished(id, at: occurrence) }
-        func recordBackendFinished(_ id: String, at occurrence: Date, backend: String) {
-            memory.recordBackendFinished(id, at: occurrence, backend: backend)
+        func recordFollowUp(_ id: String, at occurrence: Date, _ followUp: InterruptedDelivery.FollowUp) {
+            memory.recordFollowUp(id, at: occurrence, followUp)
+        }
+        func recordFinished(_ id: String, at occurrence: Date, followUp: InterruptedDelivery.FollowUp?) {
+            memory.recordFinished(id, at: occurrence, followUp: followUp)
+        }
+        func recordBackendFinished(
+            _ id: String, at occurrence: Date, backend: String, followUp: InterruptedDelivery.FollowUp?
+        ) {
+            memory.recordBackendFinished(id, at: occurrence, backend: backend, followUp: followUp)
         }
         var wantsCompaction: Bool { true }
 

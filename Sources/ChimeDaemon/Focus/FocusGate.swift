@@ -37,6 +37,9 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
     /// The scheduler's `finished` of deliveries held but not yet written to the store.
     private var unsaved: [@Sendable () -> Void] = []
 
+    /// Keeps the system awake while a released delivery of a notification with `WakeSystem=yes` is in flight, as
+    /// the scheduler does for what it hands over.
+    private let sleepHold: (any SleepHolding)?
     /// Told when the status changes: quiet begins or ends, a delivery is held or released (`ScheduleReporter`).
     private weak var follower: (any FocusFollowing)?
 
@@ -48,9 +51,10 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
     public init(
         target: any DeliveryDispatching, clock: any WallClock, timer: any WallTimer, log: any EventLog,
         store: (any HeldDeliveryStore)?, later: @escaping (@escaping @Sendable () -> Void) -> Void = { $0() },
-        queue: DispatchQueue? = nil
+        sleepHold: (any SleepHolding)? = nil, queue: DispatchQueue? = nil
     ) {
         self.queue = queue
+        self.sleepHold = sleepHold
         self.target = target
         self.clock = clock
         self.timer = timer
@@ -197,7 +201,10 @@ public final class FocusGate: DeliveryDispatching, @unchecked Sendable {
         }
         save()
         for (batch, delivery) in batches {
+            let wakes = releasing[batch]!.contains { $0.notification.timing.wakesSystem }
+            let awake = wakes ? sleepHold?.hold("Delivering \(delivery.notification.id) (WakeSystem=yes)") : nil
             target.dispatch(delivery) { [weak self] in
+                awake?()
                 self?.later { [weak self] in
                     guard let self, releasing.removeValue(forKey: batch) != nil else { return }
                     save()

@@ -6,7 +6,7 @@ import Foundation
 extension FileHistoryStore {
     /// The text of `state.json`: `{"version":1,"notifications":{ID:{"first_seen":…,"last_occurrence":…},…},
     /// "in_flight":[{"id":…,"at":…,"missed":…,"finished_backends":[…]},…]}`, ids in order (`finished_backends` only
-    /// when a backend was done before the others).
+    /// when a backend was done before the others; `kind` and `repeat` only for a snooze or a repeat).
     ///
     /// Written entry by entry into one string, the entries sorted as they are: a tree of JSON values for a hundred
     /// thousand notifications would be half a million small allocations at each compaction, which leave the heap
@@ -38,7 +38,7 @@ extension FileHistoryStore {
             if !$0.finishedBackends.isEmpty {
                 members.append(("finished_backends", .array($0.finishedBackends.sorted().map(JSONValue.string))))
             }
-            return .object(members)
+            return .object(members + Self.members(of: $0.followUp))
         }
         text += "},\"in_flight\":" + JSONValue.array(flying).serialized + "}\n"
         return text
@@ -47,9 +47,29 @@ extension FileHistoryStore {
     enum Record {
         case firstSeen([String], Date)
         case occurrence(String, Date, missed: Int)
+        case followUp(String, Date, InterruptedDelivery.FollowUp)
         case skipped(String, Date, missed: Int)
-        case finished(String, Date)
-        case backendFinished(String, Date, backend: String)
+        case finished(String, Date, InterruptedDelivery.FollowUp?)
+        case backendFinished(String, Date, backend: String, InterruptedDelivery.FollowUp?)
+    }
+
+    /// A follow-up's members in a record or an entry in flight: `"kind":"snooze"`, or `"kind":"repeat","repeat":2`.
+    static func members(of followUp: InterruptedDelivery.FollowUp?) -> [(String, JSONValue)] {
+        switch followUp {
+        case nil: []
+        case .snooze: [("kind", .string("snooze"))]
+        case .repeated(let number): [("kind", .string("repeat")), ("repeat", .number(Int64(number)))]
+        }
+    }
+
+    /// The follow-up the members of `object` name; `nil` for the occurrence itself (or a kind this chimed does
+    /// not know).
+    static func followUp(in object: [String: Any]) -> InterruptedDelivery.FollowUp? {
+        switch object["kind"] as? String {
+        case "snooze": .snooze
+        case "repeat": (object["repeat"] as? Int).map { .repeated(max($0, 1)) }
+        default: nil
+        }
     }
 
     static func parseRecord(_ data: Data) -> Record? {
@@ -59,10 +79,13 @@ extension FileHistoryStore {
         if let id = object["occurrence"] as? String {
             return .occurrence(id, at, missed: object["missed"] as? Int ?? 0)
         }
+        if let id = object["follow_up"] as? String, let followUp = followUp(in: object) {
+            return .followUp(id, at, followUp)
+        }
         if let id = object["skipped"] as? String { return .skipped(id, at, missed: 0) }
-        if let id = object["finished"] as? String { return .finished(id, at) }
+        if let id = object["finished"] as? String { return .finished(id, at, followUp(in: object)) }
         if let id = object["backend_finished"] as? String, let backend = object["backend"] as? String {
-            return .backendFinished(id, at, backend: backend)
+            return .backendFinished(id, at, backend: backend, followUp(in: object))
         }
         if let id = object["first_seen"] as? String { return .firstSeen([id], at) }
         if let ids = object["first_seen"] as? [String] { return .firstSeen(ids, at) }
@@ -91,7 +114,8 @@ extension FileHistoryStore {
             inFlight.append(
                 InterruptedDelivery(
                     id: id, fireTime: at, missed: entry["missed"] as? Int ?? 0,
-                    finishedBackends: Set(entry["finished_backends"] as? [String] ?? [])))
+                    finishedBackends: Set(entry["finished_backends"] as? [String] ?? []), followUp: followUp(in: entry))
+            )
         }
         return (histories, inFlight)
     }
@@ -111,10 +135,16 @@ extension FileHistoryStore.Contents {
                 inFlight[key] = InterruptedDelivery(
                     id: id, fireTime: date, missed: missed, finishedBackends: inFlight[key]?.finishedBackends ?? [])
             }
-        case .finished(let id, let date):
-            inFlight.removeValue(forKey: InterruptedDelivery.key(id, date))
-        case .backendFinished(let id, let date, let backend):
-            inFlight[InterruptedDelivery.key(id, date)]?.finishedBackends.insert(backend)
+        case .followUp(let id, let date, let followUp):
+            // In flight only: a snooze or a repeat moves no history.
+            let key = InterruptedDelivery.key(id, date, followUp)
+            inFlight[key] = InterruptedDelivery(
+                id: id, fireTime: date, missed: 0, finishedBackends: inFlight[key]?.finishedBackends ?? [],
+                followUp: followUp)
+        case .finished(let id, let date, let followUp):
+            inFlight.removeValue(forKey: InterruptedDelivery.key(id, date, followUp))
+        case .backendFinished(let id, let date, let backend, let followUp):
+            inFlight[InterruptedDelivery.key(id, date, followUp)]?.finishedBackends.insert(backend)
         }
     }
 }

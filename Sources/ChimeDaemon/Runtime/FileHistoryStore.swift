@@ -173,7 +173,7 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
             if let parsed = Self.parseSnapshot(snapshot) {
                 contents.histories = parsed.histories
                 for delivery in parsed.inFlight {
-                    contents.inFlight[InterruptedDelivery.key(delivery.id, delivery.fireTime)] = delivery
+                    contents.inFlight[delivery.key] = delivery
                 }
             } else {
                 contents.isSnapshotReadable = false
@@ -253,14 +253,32 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         }
     }
 
-    public func recordBackendFinished(_ id: String, at occurrence: Date, backend: String) {
-        let line = JSONValue.object([
-            ("backend_finished", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds))),
-            ("backend", .string(backend)),
-        ]).serialized
+    public func recordFollowUp(_ id: String, at occurrence: Date, _ followUp: InterruptedDelivery.FollowUp) {
+        let line = JSONValue.object(
+            [("follow_up", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds)))]
+                + Self.members(of: followUp)
+        ).serialized
         state.withLock { state in
             state.pending.append(line)
-            state.inFlight[InterruptedDelivery.key(id, occurrence)]?.finishedBackends.insert(backend)
+            let key = InterruptedDelivery.key(id, occurrence, followUp)
+            state.inFlight[key] = InterruptedDelivery(
+                id: id, fireTime: occurrence, missed: 0,
+                finishedBackends: state.inFlight[key]?.finishedBackends ?? [], followUp: followUp)
+        }
+    }
+
+    public func recordBackendFinished(
+        _ id: String, at occurrence: Date, backend: String, followUp: InterruptedDelivery.FollowUp?
+    ) {
+        let line = JSONValue.object(
+            [
+                ("backend_finished", .string(id)),
+                ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds))), ("backend", .string(backend)),
+            ] + Self.members(of: followUp)
+        ).serialized
+        state.withLock { state in
+            state.pending.append(line)
+            state.inFlight[InterruptedDelivery.key(id, occurrence, followUp)]?.finishedBackends.insert(backend)
         }
         // Promptly, as a finished delivery: the other backends may take long, and a crash meanwhile must not bring
         // this one's delivery again.
@@ -274,13 +292,14 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
         state.withLock { $0.pending.append(line) }
     }
 
-    public func recordFinished(_ id: String, at occurrence: Date) {
-        let line = JSONValue.object([
-            ("finished", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds))),
-        ]).serialized
+    public func recordFinished(_ id: String, at occurrence: Date, followUp: InterruptedDelivery.FollowUp?) {
+        let line = JSONValue.object(
+            [("finished", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds)))]
+                + Self.members(of: followUp)
+        ).serialized
         state.withLock { state in
             state.pending.append(line)
-            state.inFlight.removeValue(forKey: InterruptedDelivery.key(id, occurrence))
+            state.inFlight.removeValue(forKey: InterruptedDelivery.key(id, occurrence, followUp))
         }
         // Promptly, so that a crash long after a finished delivery does not repeat it; a failure here only
         // means it may be repeated, and the next flush reports it.

@@ -56,13 +56,23 @@ struct LateOccurrences {
 
     /// Tells that `interrupted`, in flight when the previous run ended, is delivered again to the backends that had
     /// not finished it.
+    /// `delivery`, `snooze of the delivery`, `repeat 2 of the delivery`.
+    private static func what(_ followUp: InterruptedDelivery.FollowUp?) -> String {
+        switch followUp {
+        case nil: "delivery"
+        case .snooze: "snooze of the delivery"
+        case .repeated(let number): "repeat \(number) of the delivery"
+        }
+    }
+
     func tellRedelivery(of interrupted: InterruptedDelivery) {
         let finished = interrupted.finishedBackends.sorted()
         let except = finished.isEmpty ? "" : " except to \(finished.joined(separator: ", ")), which had finished"
         log.record(
             DaemonEvent(
                 .deliveryFailed,
-                "\(interrupted.id): the delivery due at \(Timestamp.iso8601(interrupted.fireTime)) was interrupted "
+                "\(interrupted.id): the \(Self.what(interrupted.followUp)) due at "
+                    + "\(Timestamp.iso8601(interrupted.fireTime)) was interrupted "
                     + "by the end of the previous run; delivering it again\(except).",
                 fields: [
                     ("CHIME_ID", interrupted.id),

@@ -57,8 +57,8 @@ extension Scheduler {
             }
             // The badge already counted this notification when it was first delivered.
             delivery.notification.badge = nil
-            // Not an occurrence: the history and the store of deliveries in flight do not see it.
-            handOff(delivery, recorded: false)
+            // Not an occurrence: in flight, but the history does not see it.
+            handOff(delivery)
         }
         if repeated { followUps.saveRepeats() }
     }

@@ -320,33 +320,35 @@ public final class Scheduler: @unchecked Sendable {
         follower?.scheduleFired()
     }
 
-    /// Hands an occurrence's `delivery` over (`handOff`), recording it as in flight until every backend is done
-    /// with it, and each backend that is done before the others: after a crash, what was in flight is delivered
-    /// again, to the backends that had not finished it, and nothing else.
+    /// Hands an occurrence's `delivery` over (`handOff`), its history moved on to it.
     private func deliver(_ delivery: Delivery) {
         store.recordOccurrence(delivery.notification.id, at: delivery.fireTime, missed: delivery.missedCount)
         startRepeats(of: delivery)
-        handOff(delivery, recorded: true)
+        handOff(delivery)
     }
 
-    /// Hands `delivery` to the delivery stages, whatever made it (an occurrence, a snooze, a repeat): the machine
-    /// stays awake until every backend is done with one that may have woken it, and a request's deliveries are
-    /// counted until then, since whether it is finished depends on them. A `recorded` one (an occurrence) is
-    /// marked finished in the store, each backend as it finishes.
-    func handOff(_ delivery: Delivery, recorded: Bool) {
+    /// Hands `delivery` to the delivery stages, whatever made it (an occurrence, a snooze, a repeat), recorded as
+    /// in flight until every backend is done with it, and each backend that is done before the others: after a
+    /// crash, what was in flight is delivered again, to the backends that had not finished it, and nothing else.
+    /// The machine stays awake until then for one that may have woken it, and a request's deliveries are counted
+    /// until then, since whether it is finished depends on them.
+    func handOff(_ delivery: Delivery) {
         onQueue()
         let id = delivery.notification.id
         let fireTime = delivery.fireTime
-        let store = recorded ? self.store : nil
+        let store = self.store
+        // An occurrence was recorded with its history (`deliver`); a snooze or a repeat is only in flight.
+        let followUp = InterruptedDelivery.FollowUp(of: delivery)
+        if let followUp { store.recordFollowUp(id, at: fireTime, followUp) }
         let backendFinished: @Sendable (String) -> Void = {
-            store?.recordBackendFinished(id, at: fireTime, backend: $0)
+            store.recordBackendFinished(id, at: fireTime, backend: $0, followUp: followUp)
         }
         let awake =
             delivery.notification.timing.wakesSystem ? sleepHold?.hold("Delivering \(id) (WakeSystem=yes)") : nil
         let requestDone = requests.deliveryStarted(id)
         let follower = requestDone == nil ? nil : self.follower
         dispatcher.dispatch(delivery, backendFinished: backendFinished) {
-            store?.recordFinished(id, at: fireTime)
+            store.recordFinished(id, at: fireTime, followUp: followUp)
             awake?()
             requestDone?()
             follower?.requestDeliveryFinished()
@@ -360,13 +362,24 @@ public final class Scheduler: @unchecked Sendable {
         let byID = Dictionary(loaded.notifications.map { ($0.notification.id, $0) }) { a, _ in a }
         for interrupted in interrupted {
             guard let entry = byID[interrupted.id], entry.notification.isEnabled else {
-                store.recordFinished(interrupted.id, at: interrupted.fireTime)
+                store.recordFinished(interrupted.id, at: interrupted.fireTime, followUp: interrupted.followUp)
                 continue
             }
             late.tellRedelivery(of: interrupted)
             var delivery = Delivery(of: entry, fireTime: interrupted.fireTime, missedCount: interrupted.missed)
             delivery.finishedBackends = interrupted.finishedBackends
-            deliver(delivery)
+            switch interrupted.followUp {
+            case nil:
+                deliver(delivery)
+                continue
+            case .snooze:
+                delivery.isSnoozed = true
+            case .repeated(let number):
+                delivery.repeatNumber = number
+            }
+            // As it was handed over: the badge counted the occurrence already.
+            delivery.notification.badge = nil
+            handOff(delivery)
         }
     }
 

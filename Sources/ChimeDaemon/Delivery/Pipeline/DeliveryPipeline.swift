@@ -22,7 +22,7 @@ final class DeliveryPipeline: @unchecked Sendable {
     init(
         dispatcher: Dispatcher, heldStore: (any HeldDeliveryStore)?, instanceBadge: InstanceBadge,
         applicationBadges: ApplicationBadges, signals: ApplicationSignals, clock: any WallClock,
-        focusTimer: any WallTimer, queue: DispatchQueue, log: any EventLog
+        focusTimer: any WallTimer, sleepHold: (any SleepHolding)?, queue: DispatchQueue, log: any EventLog
     ) {
         let later: (@escaping @Sendable () -> Void) -> Void = { queue.async(execute: $0) }
         self.dispatcher = dispatcher
@@ -32,7 +32,8 @@ final class DeliveryPipeline: @unchecked Sendable {
         badges = DeliveryBadges(
             target: delivered, instance: instanceBadge, applications: applicationBadges, queue: queue, later: later)
         focus = FocusGate(
-            target: badges, clock: clock, timer: focusTimer, log: log, store: heldStore, later: later, queue: queue)
+            target: badges, clock: clock, timer: focusTimer, log: log, store: heldStore, later: later,
+            sleepHold: sleepHold, queue: queue)
         presentation = PresentationFilter(target: focus, queue: queue)
     }
 
