@@ -53,6 +53,15 @@ extension FileHistoryStore {
         case backendFinished(String, Date, backend: String, InterruptedDelivery.FollowUp?)
     }
 
+    /// A record of `occurrences.log`: `{"KIND":ID,"at":…}` and the `members` after them.
+    static func record(
+        _ kind: String, _ id: String, at instant: Date, _ members: [(String, JSONValue)] = []
+    ) -> String {
+        JSONValue.object(
+            [(kind, .string(id)), ("at", .string(Timestamp.iso8601(instant, fraction: .microseconds)))] + members
+        ).serialized
+    }
+
     /// A follow-up's members in a record or an entry in flight: `"kind":"snooze"`, or `"kind":"repeat","repeat":2`.
     static func members(of followUp: InterruptedDelivery.FollowUp?) -> [(String, JSONValue)] {
         switch followUp {

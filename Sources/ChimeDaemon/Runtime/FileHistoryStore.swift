@@ -240,10 +240,7 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     }
 
     public func recordOccurrence(_ id: String, at occurrence: Date, missed: Int) {
-        let line = JSONValue.object([
-            ("occurrence", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds))),
-            ("missed", .number(Int64(missed))),
-        ]).serialized
+        let line = Self.record("occurrence", id, at: occurrence, [("missed", .number(Int64(missed)))])
         state.withLock { state in
             state.pending.append(line)
             let key = InterruptedDelivery.key(id, occurrence)
@@ -254,10 +251,7 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     }
 
     public func recordFollowUp(_ id: String, at occurrence: Date, _ followUp: InterruptedDelivery.FollowUp) {
-        let line = JSONValue.object(
-            [("follow_up", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds)))]
-                + Self.members(of: followUp)
-        ).serialized
+        let line = Self.record("follow_up", id, at: occurrence, Self.members(of: followUp))
         state.withLock { state in
             state.pending.append(line)
             let key = InterruptedDelivery.key(id, occurrence, followUp)
@@ -270,12 +264,8 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     public func recordBackendFinished(
         _ id: String, at occurrence: Date, backend: String, followUp: InterruptedDelivery.FollowUp?
     ) {
-        let line = JSONValue.object(
-            [
-                ("backend_finished", .string(id)),
-                ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds))), ("backend", .string(backend)),
-            ] + Self.members(of: followUp)
-        ).serialized
+        let line = Self.record(
+            "backend_finished", id, at: occurrence, [("backend", .string(backend))] + Self.members(of: followUp))
         state.withLock { state in
             state.pending.append(line)
             state.inFlight[InterruptedDelivery.key(id, occurrence, followUp)]?.finishedBackends.insert(backend)
@@ -286,17 +276,12 @@ public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
     }
 
     public func recordSkipped(_ id: String, at occurrence: Date) {
-        let line = JSONValue.object([
-            ("skipped", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds))),
-        ]).serialized
+        let line = Self.record("skipped", id, at: occurrence)
         state.withLock { $0.pending.append(line) }
     }
 
     public func recordFinished(_ id: String, at occurrence: Date, followUp: InterruptedDelivery.FollowUp?) {
-        let line = JSONValue.object(
-            [("finished", .string(id)), ("at", .string(Timestamp.iso8601(occurrence, fraction: .microseconds)))]
-                + Self.members(of: followUp)
-        ).serialized
+        let line = Self.record("finished", id, at: occurrence, Self.members(of: followUp))
         state.withLock { state in
             state.pending.append(line)
             state.inFlight.removeValue(forKey: InterruptedDelivery.key(id, occurrence, followUp))

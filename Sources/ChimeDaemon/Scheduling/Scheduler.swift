@@ -21,7 +21,7 @@ public final class Scheduler: @unchecked Sendable {
     let timer: any WallTimer
     /// The queue every call comes on, when the scheduler is bound to one.
     private let boundQueue: DispatchQueue?
-    private let store: any HistoryStore
+    let store: any HistoryStore
     let dispatcher: any DeliveryDispatching
     let log: any EventLog
     /// An occurrence overdue by more than this when it is processed (suspend, a forward clock jump, a stopped
@@ -44,7 +44,7 @@ public final class Scheduler: @unchecked Sendable {
     /// Every occurrence at or before this instant (µs) has been handled.
     private(set) var processedThrough: Int64?
     /// What the journal is told of missed occurrences and past instants.
-    private var late: LateOccurrences
+    var late: LateOccurrences
     /// Makes the store's records durable, and says when it cannot.
     private let stateWriter: StateWriter
     /// The snoozes and the repeats of `Repeat=` pending, kept across restarts.
@@ -321,7 +321,7 @@ public final class Scheduler: @unchecked Sendable {
     }
 
     /// Hands an occurrence's `delivery` over (`handOff`), its history moved on to it.
-    private func deliver(_ delivery: Delivery) {
+    func deliver(_ delivery: Delivery) {
         store.recordOccurrence(delivery.notification.id, at: delivery.fireTime, missed: delivery.missedCount)
         startRepeats(of: delivery)
         handOff(delivery)
@@ -352,34 +352,6 @@ public final class Scheduler: @unchecked Sendable {
             awake?()
             requestDone?()
             follower?.requestDeliveryFinished()
-        }
-    }
-
-    /// At the first schedule after a start: delivers again what was in flight when the previous run ended.
-    private func redeliverInterrupted(_ loaded: LoadedSchedule) {
-        let interrupted = store.interrupted()
-        guard !interrupted.isEmpty else { return }
-        let byID = Dictionary(loaded.notifications.map { ($0.notification.id, $0) }) { a, _ in a }
-        for interrupted in interrupted {
-            guard let entry = byID[interrupted.id], entry.notification.isEnabled else {
-                store.recordFinished(interrupted.id, at: interrupted.fireTime, followUp: interrupted.followUp)
-                continue
-            }
-            late.tellRedelivery(of: interrupted)
-            var delivery = Delivery(of: entry, fireTime: interrupted.fireTime, missedCount: interrupted.missed)
-            delivery.finishedBackends = interrupted.finishedBackends
-            switch interrupted.followUp {
-            case nil:
-                deliver(delivery)
-                continue
-            case .snooze:
-                delivery.isSnoozed = true
-            case .repeated(let number):
-                delivery.repeatNumber = number
-            }
-            // As it was handed over: the badge counted the occurrence already.
-            delivery.notification.badge = nil
-            handOff(delivery)
         }
     }
 
@@ -471,14 +443,4 @@ public final class Scheduler: @unchecked Sendable {
         return Date(epochMicroseconds: due)
     }
 
-}
-
-/// Who follows the changes of the schedule that come from within the scheduler (`Scheduler.followed(by:)`):
-/// `ScheduleReporter`, which keeps the status line and `schedule.json` current.
-public protocol ScheduleFollowing: AnyObject, Sendable {
-    /// After a fire has been handled (deliveries made, timer re-armed), on the scheduler's queue.
-    func scheduleFired()
-    /// On the dispatcher's side, when every backend is done with a delivery of a request: one that has nothing
-    /// left to fire is finished only then (`Status.finishedPinnedSources`).
-    func requestDeliveryFinished()
 }
