@@ -23,11 +23,14 @@ SCALE_SIZES = (10_000, 100_000, 1_000_000)
 # delivering (a million daily notifications would otherwise fire some twelve a second).
 SCALE_CLEAR_S = 3 * 3600
 SCALE_ZONES = ["Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney"]
+# The wide mix's zones for daily times: the four above and four more, with and without DST, on both hemispheres.
+SCALE_WIDE_ZONES = SCALE_ZONES + ["Europe/London", "America/Los_Angeles", "Asia/Kolkata", "America/Sao_Paulo"]
+SCALE_MIXES = ("wide", "narrow")
 SCALE_BODIES = ["stand-up", "exam", "backup", "medication", "call", "water the plants", "renew the certificate"]
 SCALE_CONF = "[Daemon]\nGeneratorMaxOutput=512M\nGeneratorTimeoutSec=300s\n"
 
 
-def scale_mix(count, now, seed=6):
+def scale_mix(count, now, seed=6, mix="wide"):
     """`count` notifications as generator objects (the keys of a file, plus Id), in a fixed mix:
 
     - 70% `OnCalendar=*-*-* HH:MM:SS`, the time of day drawn from the 86,400 seconds of the day, in the system zone
@@ -38,7 +41,13 @@ def scale_mix(count, now, seed=6):
     - 10% `Every=` (3h, 6h, 12h, 1d, 2d or 1w): half anchored at their first sighting, half with `From=` in the
       coming week, a third of those with `Count=` (5 to 100).
 
+    The wide mix (the default), as a generator of reminders prints them: as above, and besides, 15 of the 70 points
+    of daily times name their own `TimeZone=` among eight zones (with the weekday ones, a quarter of all name one),
+    and a fifth of all the repeating ones (daily, weekday and `Every=`) have `Count=` (5 to 100) unless they have
+    one already. The narrow mix is the one of the figures before 2026-12-07.
+
     None falls due within SCALE_CLEAR_S of `now`: a time of day or an instant that would is drawn again."""
+    wide = mix == "wide"
     rng = random.Random(seed)
     zones = {name: zoneinfo.ZoneInfo(name) for name in SCALE_ZONES}
     utc = datetime.timezone.utc
@@ -57,7 +66,21 @@ def scale_mix(count, now, seed=6):
             "Info": ["kind=bench", f"n={i}"],
         }
         draw = rng.random()
-        if draw < 0.70:
+        if wide and draw < 0.15:
+            name = rng.choice(SCALE_WIDE_ZONES)
+            zone = zones.setdefault(name, zoneinfo.ZoneInfo(name))
+            while True:
+                second = rng.randrange(86400)
+                wall = datetime.time(second // 3600, second // 60 % 60, second % 60)
+                instants = (
+                    datetime.datetime.combine(today + datetime.timedelta(days=d), wall).replace(tzinfo=zone).timestamp()
+                    for d in (-1, 0, 1, 2)
+                )
+                if all(clear(instant) for instant in instants):
+                    break
+            item["OnCalendar"] = f"*-*-* {wall.strftime('%H:%M:%S')}"
+            item["TimeZone"] = name
+        elif draw < 0.70:
             while True:
                 second = rng.randrange(86400)
                 if (second - now_second_of_day) % 86400 > SCALE_CLEAR_S:
@@ -91,6 +114,9 @@ def scale_mix(count, now, seed=6):
                 item["From"] = utc_text(now + SCALE_CLEAR_S + rng.randrange(7 * 86400))
                 if rng.random() < 1 / 3:
                     item["Count"] = rng.randint(5, 100)
+        # A fifth of all: 2/9 of the 90% that repeat.
+        if wide and "At" not in item and "Count" not in item and rng.random() < 2 / 9:
+            item["Count"] = rng.randint(5, 100)
         yield item
 
 
@@ -106,7 +132,7 @@ def scale_notification_file(item):
     return "\n".join(lines) + "\n"
 
 
-def write_scale_configuration(directory, count, form, now):
+def write_scale_configuration(directory, count, form, now, mix):
     """A configuration directory with chimed.conf and `count` notifications, from a generator that `exec cat`s a
     prepared JSON-lines file (form "generator") or as notification files (form "files"). Returns its path and the
     size of what the generator prints."""
@@ -117,13 +143,13 @@ def write_scale_configuration(directory, count, form, now):
     if form == "empty":
         return config, 0
     if form == "files":
-        for item in scale_mix(count, now):
+        for item in scale_mix(count, now, mix=mix):
             with open(os.path.join(config, item["Id"] + ".notification"), "w") as handle:
                 handle.write(scale_notification_file(item))
         return config, 0
     lines = os.path.join(directory, "notifications.jsonl")
     with open(lines, "w") as handle, open(edited_lines(lines), "w") as edited:
-        for item in scale_mix(count, now):
+        for item in scale_mix(count, now, mix=mix):
             handle.write(json.dumps(item, separators=(",", ":")) + "\n")
             # Of the same length, so that the notifications take the same memory as before.
             item["Title"] = item["Title"].replace("Reminder", "Reminded")
@@ -250,14 +276,14 @@ def scale_run(config, count, rebuilds, timeout, generator_changes=False):
     return sample
 
 
-def scale_size(label, count, form, runs, rebuilds, now):
+def scale_size(label, count, form, runs, rebuilds, now, mix):
     """`runs` chimed processes on one configuration of `count` notifications, one after the other."""
     print(f"[scale] {label}: writing the configuration…", file=sys.stderr, flush=True)
     directory = tempfile.mkdtemp(prefix=f"chimed-bench-scale-{count}-")
     timeout = max(60, count / 2000)
     try:
         began = time.monotonic()
-        config, output_bytes = write_scale_configuration(directory, count, form, now)
+        config, output_bytes = write_scale_configuration(directory, count, form, now, mix)
         written_s = time.monotonic() - began
         samples = []
         for run in range(runs):
@@ -341,9 +367,9 @@ def scale_derived(results):
     return results
 
 
-def measure_scale(quick, sizes=None, runs=5, large_runs=3, rebuilds=3):
+def measure_scale(quick, sizes=None, runs=5, large_runs=3, rebuilds=3, mix="wide"):
     """chimed with N notifications from a generator for each N in `sizes`, and the smallest N as files too; an empty
-    chimed first, for the baseline. `large_runs` runs for N ≥ 1,000,000."""
+    chimed first, for the baseline. `large_runs` runs for N ≥ 1,000,000. `mix`: `scale_mix`'s wide or narrow."""
     sizes = sizes or ((1_000, 10_000) if quick else SCALE_SIZES)
     if quick:
         runs, large_runs, rebuilds = 2, 1, 2
@@ -351,20 +377,20 @@ def measure_scale(quick, sizes=None, runs=5, large_runs=3, rebuilds=3):
         raise RuntimeError(f"{settings.CHIMED} is missing")
     now = time.time()
     results = {
-        "mix": scale_mix.__doc__.split("\n\n", 1)[1].strip(),
+        "mix": f"{mix}: " + scale_mix.__doc__.split("\n\n", 1)[1].strip(),
         "chimed_conf": SCALE_CONF,
         "started_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "loadavg_at_start": [round(value, 2) for value in os.getloadavg()],
         "targets": {"ready_1m_ms": 3000, "rebuild_100k_ms": 300, "bytes_per_notification": 400},
         "sizes": [],
     }
-    results["empty"] = scale_size("empty", 0, "empty", runs, rebuilds, now)
+    results["empty"] = scale_size("empty", 0, "empty", runs, rebuilds, now, mix)
     # Files as well for the smallest size, when it is small enough to write as files (10,000 by default).
     smallest = min(sizes)
     plan = [(f"{smallest:,} files", smallest, "files")] if smallest <= 10_000 else []
     plan += [(f"{count:,} from a generator", count, "generator") for count in sorted(sizes)]
     for label, count, form in plan:
         size_runs = large_runs if count >= 1_000_000 else runs
-        results["sizes"].append(scale_size(label, count, form, size_runs, rebuilds, now))
+        results["sizes"].append(scale_size(label, count, form, size_runs, rebuilds, now, mix))
     results["loadavg_at_end"] = [round(value, 2) for value in os.getloadavg()]
     return scale_derived(results)
