@@ -232,7 +232,7 @@ struct PreparedSchedule: Sendable {
             repeatingIDs = Self.repeatingIDs(loaded.notifications)
         }
         let entries = loaded.notifications
-        let pinned = Set(entries.indices.filter { entries[$0].isRequest })
+        let pinned = LoadedNotification.requestPositions(in: entries)
         self.pinned = pinned
         pinnedIDs = Dictionary(pinned.map { (entries[$0].notification.id, $0) }) { first, _ in first }
         listed = pinned.filter { entries[$0].kind == .added }

@@ -51,6 +51,17 @@ public struct LoadedNotification: Sendable {
     /// delivery is done, and its file goes (`AddedRequests`).
     var isRequest: Bool { kind == .added || kind == .application }
 
+    /// The positions of the requests among `entries`. Reads each one's stored word in place: asking `isRequest` of
+    /// each copied it out, with a retain of everything it holds.
+    static func requestPositions(in entries: [LoadedNotification]) -> Set<Int> {
+        var positions = Set<Int>()
+        for index in entries.indices {
+            let kind = entries[index].origin & 3
+            if kind == Kind.added.rawValue || kind == Kind.application.rawValue { positions.insert(index) }
+        }
+        return positions
+    }
+
     /// The line of `source` it came from, where that is one line (a generator's output).
     public var line: Int? {
         kind == .generator && origin >> 2 != 0 ? Int(origin >> 2) : nil
