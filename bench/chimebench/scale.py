@@ -58,6 +58,13 @@ def scale_mix(count, now, seed=6, mix="wide"):
     def clear(epoch):
         return not now <= epoch <= now + SCALE_CLEAR_S
 
+    def clear_around_today(wall, zone):
+        """Whether the wall time `wall` in `zone` is clear on each of the days around today."""
+        return all(
+            clear(datetime.datetime.combine(today + datetime.timedelta(days=d), wall).replace(tzinfo=zone).timestamp())
+            for d in (-1, 0, 1, 2)
+        )
+
     for i in range(count):
         item = {
             "Id": f"scale-{i:07d}",
@@ -72,11 +79,7 @@ def scale_mix(count, now, seed=6, mix="wide"):
             while True:
                 second = rng.randrange(86400)
                 wall = datetime.time(second // 3600, second // 60 % 60, second % 60)
-                instants = (
-                    datetime.datetime.combine(today + datetime.timedelta(days=d), wall).replace(tzinfo=zone).timestamp()
-                    for d in (-1, 0, 1, 2)
-                )
-                if all(clear(instant) for instant in instants):
+                if clear_around_today(wall, zone):
                     break
             item["OnCalendar"] = f"*-*-* {wall.strftime('%H:%M:%S')}"
             item["TimeZone"] = name
@@ -92,14 +95,7 @@ def scale_mix(count, now, seed=6, mix="wide"):
             name = rng.choice(SCALE_ZONES)
             while True:
                 hour, minute = rng.randrange(24), rng.randrange(60)
-                # The wall time on the days around today, in that zone, as instants.
-                instants = (
-                    datetime.datetime.combine(today + datetime.timedelta(days=d), datetime.time(hour, minute))
-                    .replace(tzinfo=zones[name])
-                    .timestamp()
-                    for d in (-1, 0, 1, 2)
-                )
-                if all(clear(instant) for instant in instants):
+                if clear_around_today(datetime.time(hour, minute), zones[name]):
                     break
             item["OnCalendar"] = f"Mon..Fri {hour:02d}:{minute:02d}"
             item["TimeZone"] = name
