@@ -89,10 +89,13 @@ public final class Daemon: @unchecked Sendable {
         let reporter = ScheduleReporter(
             queue: queue, scheduler: scheduler, focus: focus, badge: badge, messages: messages,
             addedRequests: added, options: options, clock: clock)
+        let applier = ConfigurationApplier(
+            queue: queue, pipeline: pipeline, registry: registry, defaultBackendsOverride: options.defaultBackends,
+            log: log)
         let rebuilder = ScheduleRebuilder(
             options: options, environment: environment, queue: queue, clock: clock, scheduler: scheduler,
-            pipeline: pipeline, registry: registry, badge: badge, reporter: reporter, messages: messages,
-            wakeSystemRefusal: wake.refusal, log: log)
+            applier: applier, badge: badge, reporter: reporter, messages: messages, wakeSystemRefusal: wake.refusal,
+            log: log)
         self.rebuilder = rebuilder
         let center = ApplicationCenter(
             queue: queue, requests: requests, scheduler: scheduler, rebuilder: rebuilder, reporter: reporter,

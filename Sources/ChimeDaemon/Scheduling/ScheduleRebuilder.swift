@@ -40,17 +40,15 @@ final class ScheduleRebuilder: @unchecked Sendable {
 
     init(
         options: DaemonOptions, environment: [String: String], queue: DispatchQueue, clock: any WallClock,
-        scheduler: Scheduler, pipeline: DeliveryPipeline, registry: BackendRegistry, badge: InstanceBadge,
-        reporter: ScheduleReporter, messages: ServiceManagerMessages, wakeSystemRefusal: String?, log: any EventLog
+        scheduler: Scheduler, applier: ConfigurationApplier, badge: InstanceBadge, reporter: ScheduleReporter,
+        messages: ServiceManagerMessages, wakeSystemRefusal: String?, log: any EventLog
     ) {
         self.options = options
         self.environment = environment
         self.queue = queue
         self.clock = clock
         self.scheduler = scheduler
-        applier = ConfigurationApplier(
-            queue: queue, pipeline: pipeline, registry: registry, defaultBackendsOverride: options.defaultBackends,
-            log: log)
+        self.applier = applier
         self.badge = badge
         self.reporter = reporter
         self.messages = messages
