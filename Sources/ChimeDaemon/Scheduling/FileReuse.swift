@@ -45,7 +45,7 @@ struct PreviousFiles: Sendable {
 
     init(_ notifications: [LoadedNotification]) {
         self.notifications = notifications
-        positions = notifications.indices.filter { notifications[$0].fingerprinted }
+        positions = LoadedNotification.fingerprintedPositions(in: notifications)
         let positions = positions
         index = NameIndex(count: positions.count) { notifications[positions[$0]].source }
     }
