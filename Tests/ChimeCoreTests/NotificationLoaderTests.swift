@@ -461,6 +461,37 @@ import Testing
         #expect(!same(try calendars(fourth, "Mon 09:00"), weeklyAgain))
     }
 
+    /// A time of day reads alike in every zone, so notifications with their own `TimeZone=` share the events of
+    /// those in the system zone; an event ending in an abbreviation of its zone, or an `@` timestamp, is parsed
+    /// per zone, and still fires as without the cache.
+    @Test func eventsShareAcrossZonesUnlessTheZoneChangesWhatTheyRead() throws {
+        let zones = ZoneDatabase.system
+        let berlin = try zones.rules(named: "Europe/Berlin")
+        let loader = NotificationLoader(systemZone: berlin, zones: zones, calendarCache: CalendarCache())
+        let plain = NotificationLoader(systemZone: berlin, zones: zones)
+        func calendars(_ loader: NotificationLoader, _ trigger: String) throws -> [CalendarSpec] {
+            let unit = UnitFile(parsing: "[Notification]\nTitle=t\n[Trigger]\n" + trigger, path: "t.notification")
+            return try #require(loader.load(unit, id: "t", path: "t.notification").notification).trigger.calendars
+        }
+        func same(_ a: [CalendarSpec], _ b: [CalendarSpec]) -> Bool {
+            a.withUnsafeBufferPointer { $0.baseAddress } == b.withUnsafeBufferPointer { $0.baseAddress }
+        }
+        let daily = try calendars(loader, "OnCalendar=*-*-* 09:00:00\n")
+        #expect(same(try calendars(loader, "OnCalendar=*-*-* 09:00:00\nTimeZone=Asia/Tokyo\n"), daily))
+        #expect(same(try calendars(loader, "OnCalendar=*-*-* 09:00:00\nTimeZone=America/New_York\n"), daily))
+
+        for text in ["Mon 09:00 CET", "*-*-* 09:00 EST", "@1796100000"] {
+            let inBerlin = try calendars(loader, "OnCalendar=\(text)\n")
+            let inNewYork = try calendars(loader, "OnCalendar=\(text)\nTimeZone=America/New_York\n")
+            #expect(!same(inBerlin, inNewYork), "\(text)")
+            #expect(inBerlin == (try calendars(plain, "OnCalendar=\(text)\n")), "\(text)")
+            #expect(
+                inNewYork == (try calendars(plain, "OnCalendar=\(text)\nTimeZone=America/New_York\n")), "\(text)")
+        }
+        // "CET" names Berlin's standard time in Berlin; in New York it is no abbreviation of the zone's.
+        #expect(try calendars(loader, "OnCalendar=Mon 09:00 CET\n").map(\.description) == ["Mon *-*-* 09:00:00 CET"])
+    }
+
     /// An empty `OnCalendar=` drops the events before it, for the cache's key as for the events read: a list kept
     /// for the events after a reset is not given to a notification that has the ones before it too.
     @Test func theCacheKeysEventsAfterTheResetRule() throws {

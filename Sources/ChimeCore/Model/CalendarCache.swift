@@ -35,8 +35,14 @@ public final class CalendarCache: Sendable {
         }
     }
 
-    /// A notification's events: their texts and the zone they are read in.
+    /// A notification's events: their texts, and the zone they are read in when that changes what they parse to.
+    ///
+    /// Most texts parse alike in every zone (their wall-clock fields are read in the zone only when an elapse is
+    /// computed), so notifications at the same time of day in different `TimeZone=`s share one parse and one copy.
+    /// The zone is part of the key when a text may end in one of its abbreviations (`09:00 CET`, `09:00 +03`) or
+    /// holds an `@` timestamp, which is broken down counting the zone's leap seconds.
     struct Key: Hashable, Sendable {
+        /// The zone's name, or empty when the texts read alike in every zone.
         let zone: String
         /// The first text, and the others: nearly every notification has one event, and no array of its own.
         let first: String
@@ -45,7 +51,7 @@ public final class CalendarCache: Sendable {
         let hash: Int
 
         init(_ texts: some Collection<String>, zone: ZoneRules) {
-            self.zone = zone.name
+            self.zone = texts.contains(where: Self.mayReadTheZone) ? zone.name : ""
             first = texts.first ?? ""
             others = texts.count > 1 ? Array(texts.dropFirst()) : []
             var hasher = Hasher()
@@ -53,6 +59,26 @@ public final class CalendarCache: Sendable {
             hasher.combine(first)
             hasher.combine(others)
             hash = hasher.finalize()
+        }
+
+        /// Whether `text` may parse otherwise in another zone: it holds an `@`, or its last word, after a space,
+        /// could be a zone abbreviation (letters, digits, `+` and `-` only).
+        static func mayReadTheZone(_ text: String) -> Bool {
+            var lastWordCouldBeAbbreviation = false
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "@"):
+                    return true
+                case UInt8(ascii: " "):
+                    lastWordCouldBeAbbreviation = true
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"):
+                    break
+                default:
+                    lastWordCouldBeAbbreviation = false
+                }
+            }
+            return lastWordCouldBeAbbreviation
         }
 
         static func == (a: Key, b: Key) -> Bool {
