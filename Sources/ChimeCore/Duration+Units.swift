@@ -35,6 +35,12 @@ extension Duration {
         .nanoseconds(Int(wholeNanoseconds))
     }
 
+    /// The nearest whole second (a half rounded up), for saying how long something took (`2min 5s`, not
+    /// `2min 4.6187s`).
+    public var roundedToSeconds: Duration {
+        .seconds(CivilTime.floorDivide64(wholeMilliseconds + 500, 1000).quotient)
+    }
+
     /// Seconds as a floating-point number, Foundation's `TimeInterval`.
     public var timeInterval: Double {
         let (seconds, attoseconds) = components

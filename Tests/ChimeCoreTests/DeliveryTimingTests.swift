@@ -5,34 +5,35 @@ import Testing
 /// `RandomizedDelaySec=`, `FixedRandomDelay=` and `AccuracySec=`: the delays they draw, how the loader reads them,
 /// and the wake-ups that let deliveries share one.
 @Suite struct DeliveryTimingTests {
-    static let minute: Int64 = 60_000_000
+    static let minute = Duration.seconds(60)
+    static let fireTime = Date(epochMicroseconds: 1_800_000_000_000_000)
+    static let nextDay = Date(epochMicroseconds: 1_800_086_400_000_000)
     static let seeds = DelaySeeds(host: DelaySeeds.host(machineID: "0123456789abcdef0123456789abcdef"), run: 42)
     static let ids = (0..<10_000).map { "webhook-\($0)" }
 
     @Test func delaysAreWithinTheBoundAndSpreadEvenlyOverTenThousandNotifications() {
-        let timing = DeliveryTiming(randomizedDelay: 10 * Self.minute)
-        let fireTime: Int64 = 1_800_000_000_000_000
-        let delays = Self.ids.map { timing.delay(id: $0, fireTime: fireTime, seeds: Self.seeds) }
-        #expect(delays.allSatisfy { (0...(10 * Self.minute)).contains($0) })
+        let timing = DeliveryTiming(randomizedDelay: Self.minute * 10)
+        let delays = Self.ids.map { timing.delay(id: $0, fireTime: Self.fireTime, seeds: Self.seeds) }
+        #expect(delays.allSatisfy { (.zero...(Self.minute * 10)).contains($0) })
         // Ten buckets of a minute each: 1,000 expected in each; a fair draw stays well within ±20 %.
-        let buckets = Dictionary(grouping: delays) { $0 / Self.minute }.mapValues(\.count)
+        let buckets = Dictionary(grouping: delays) { Int($0 / Self.minute) }.mapValues(\.count)
         #expect(buckets.keys.sorted() == Array(0...9) || buckets.keys.sorted() == Array(0...10))
-        for bucket in 0..<10 { #expect((800...1200).contains(buckets[Int64(bucket)] ?? 0), "bucket \(bucket)") }
+        for bucket in 0..<10 { #expect((800...1200).contains(buckets[bucket] ?? 0), "bucket \(bucket)") }
         // Whole milliseconds: 600,001 of them, among which 10,000 draws collide some 80 times.
         #expect(Set(delays).count > 9_800)
-        #expect(delays.allSatisfy { $0 % 1000 == 0 })
+        #expect(delays.allSatisfy { $0.wholeMicroseconds % 1000 == 0 })
     }
 
     @Test func aFixedDelayIsTheSameForEveryOccurrenceAndEveryRunOfAHost() {
-        let timing = DeliveryTiming(randomizedDelay: 30 * Self.minute, isFixedRandomDelay: true)
+        let timing = DeliveryTiming(randomizedDelay: Self.minute * 30, isFixedRandomDelay: true)
         let otherRun = DelaySeeds(host: Self.seeds.host, run: 7)
         let otherHost = DelaySeeds(host: DelaySeeds.host(machineID: "fedcba9876543210fedcba9876543210"), run: 42)
         var sameOnOtherHost = 0
         for id in Self.ids {
-            let delay = timing.delay(id: id, fireTime: 1_800_000_000_000_000, seeds: Self.seeds)
-            #expect(timing.delay(id: id, fireTime: 1_800_086_400_000_000, seeds: Self.seeds) == delay)
-            #expect(timing.delay(id: id, fireTime: 1_800_000_000_000_000, seeds: otherRun) == delay)
-            if timing.delay(id: id, fireTime: 1_800_000_000_000_000, seeds: otherHost) == delay { sameOnOtherHost += 1 }
+            let delay = timing.delay(id: id, fireTime: Self.fireTime, seeds: Self.seeds)
+            #expect(timing.delay(id: id, fireTime: Self.nextDay, seeds: Self.seeds) == delay)
+            #expect(timing.delay(id: id, fireTime: Self.fireTime, seeds: otherRun) == delay)
+            if timing.delay(id: id, fireTime: Self.fireTime, seeds: otherHost) == delay { sameOnOtherHost += 1 }
         }
         #expect(sameOnOtherHost < 10)
         // The machine id is read as machine-id(5) writes it.
@@ -40,18 +41,19 @@ import Testing
     }
 
     @Test func anUnfixedDelayIsDrawnAnewForEachOccurrenceAndEachRun() {
-        let timing = DeliveryTiming(randomizedDelay: 30 * Self.minute)
+        let timing = DeliveryTiming(randomizedDelay: Self.minute * 30)
         let otherRun = DelaySeeds(host: Self.seeds.host, run: 7)
         var sameNextDay = 0
         var sameNextRun = 0
         for id in Self.ids {
-            let delay = timing.delay(id: id, fireTime: 1_800_000_000_000_000, seeds: Self.seeds)
-            if timing.delay(id: id, fireTime: 1_800_086_400_000_000, seeds: Self.seeds) == delay { sameNextDay += 1 }
-            if timing.delay(id: id, fireTime: 1_800_000_000_000_000, seeds: otherRun) == delay { sameNextRun += 1 }
+            let delay = timing.delay(id: id, fireTime: Self.fireTime, seeds: Self.seeds)
+            if timing.delay(id: id, fireTime: Self.nextDay, seeds: Self.seeds) == delay { sameNextDay += 1 }
+            if timing.delay(id: id, fireTime: Self.fireTime, seeds: otherRun) == delay { sameNextRun += 1 }
         }
         #expect(sameNextDay < 10)
         #expect(sameNextRun < 10)
-        #expect(DeliveryTiming(accuracy: Self.minute).delay(id: "x", fireTime: 0, seeds: Self.seeds) == 0)
+        #expect(
+            DeliveryTiming(accuracy: Self.minute).delay(id: "x", fireTime: Self.fireTime, seeds: Self.seeds) == .zero)
     }
 
     static func load(_ trigger: String) -> NotificationLoader.Result {
@@ -64,10 +66,11 @@ import Testing
         let timing = try #require(
             Self.load("RandomizedDelaySec=5min\nFixedRandomDelay=yes\nAccuracySec=30s\n").notification?.timing)
         #expect(
-            timing == DeliveryTiming(randomizedDelay: 5 * Self.minute, isFixedRandomDelay: true, accuracy: 30_000_000))
+            timing == DeliveryTiming(randomizedDelay: Self.minute * 5, isFixedRandomDelay: true, accuracy: .seconds(30))
+        )
         #expect(timing.summary == "RandomizedDelaySec=5min FixedRandomDelay=yes AccuracySec=30s")
         #expect(Self.load("").notification?.timing.isExact == true)
-        #expect(Self.load("RandomizedDelaySec=1h 30min\n").notification?.timing.randomizedDelay == 90 * Self.minute)
+        #expect(Self.load("RandomizedDelaySec=1h 30min\n").notification?.timing.randomizedDelay == Self.minute * 90)
 
         let bad = Self.load("RandomizedDelaySec=soon\nAccuracySec=infinity\n")
         #expect(bad.hasErrors)

@@ -11,7 +11,7 @@ import Testing
 @Suite struct DeliveryTimingSchedulerTests {
     typealias Harness = SchedulerHarness
     static let seeds = DelaySeeds(host: DelaySeeds.host(machineID: "5c1d0c5f2e8b4f0a9d3e7b6a1c2d3e4f"), run: 1)
-    static let minute: Int64 = 60_000_000
+    static let minute = Duration.seconds(60)
 
     static func harness(
         at start: String, run: UInt64 = 1, store: MemoryHistoryStore = MemoryHistoryStore()
@@ -21,10 +21,8 @@ import Testing
             delaySeeds: DelaySeeds(host: Self.seeds.host, run: run))
     }
 
-    static func delay(_ id: String, _ timing: DeliveryTiming, at fireTime: String, run: UInt64 = 1) -> Int64 {
-        timing.delay(
-            id: id, fireTime: TestDate.timestamp(fireTime).epochMicroseconds,
-            seeds: DelaySeeds(host: Self.seeds.host, run: run))
+    static func delay(_ id: String, _ timing: DeliveryTiming, at fireTime: String, run: UInt64 = 1) -> Duration {
+        timing.delay(id: id, fireTime: TestDate.timestamp(fireTime), seeds: DelaySeeds(host: Self.seeds.host, run: run))
     }
 
     @Test func aRandomizedDelayMovesTheDeliveryNotTheOccurrence() throws {
@@ -32,11 +30,9 @@ import Testing
         // 09:00 in Berlin is 08:00 UTC in December.
         harness.scheduler.install(
             SchedulerTests.schedule([("post", "[Trigger]\nOnCalendar=*-*-* 09:00\nRandomizedDelaySec=10min\n")]))
-        let timing = DeliveryTiming(randomizedDelay: 10 * Self.minute)
+        let timing = DeliveryTiming(randomizedDelay: Self.minute * 10)
         let first = Self.delay("post", timing, at: "2026-12-01 08:00 UTC")
-        #expect(
-            harness.timer.deadline?.epochMicroseconds == TestDate.timestamp("2026-12-01 08:00 UTC").epochMicroseconds
-                + first)
+        #expect(harness.timer.deadline == TestDate.timestamp("2026-12-01 08:00 UTC") + first)
         let listed = try #require(harness.scheduler.status().scheduled.first)
         #expect(listed.delay == first)
         #expect(listed.timing == timing)
@@ -46,11 +42,11 @@ import Testing
             harness.delivered == [
                 "post@2026-12-01T08:00:00Z", "post@2026-12-02T08:00:00Z", "post@2026-12-03T08:00:00Z",
             ])
-        var delays: Set<Int64> = []
+        var delays: Set<Duration> = []
         for record in harness.dispatcher.records {
-            let delay = record.handedOffAt.epochMicroseconds - record.fireTime.epochMicroseconds
-            #expect(delay == timing.delay(id: "post", fireTime: record.fireTime.epochMicroseconds, seeds: Self.seeds))
-            #expect((0...(10 * Self.minute)).contains(delay))
+            let delay = record.handedOffAt.duration(since: record.fireTime)
+            #expect(delay == timing.delay(id: "post", fireTime: record.fireTime, seeds: Self.seeds))
+            #expect((.zero...(Self.minute * 10)).contains(delay))
             delays.insert(delay)
         }
         // Drawn anew for each occurrence.
@@ -66,8 +62,8 @@ import Testing
             ("tick", "[Trigger]\nAt=2026-12-01 09:00:30\n"),
         ]
         harness.scheduler.install(SchedulerTests.schedule(files))
-        let delay = Self.delay("post", DeliveryTiming(randomizedDelay: 60 * Self.minute), at: "2026-12-01 08:00 UTC")
-        try #require(delay > 2 * Self.minute, "the seeds give a delay too short to rebuild within: \(delay) µs")
+        let delay = Self.delay("post", DeliveryTiming(randomizedDelay: Self.minute * 60), at: "2026-12-01 08:00 UTC")
+        try #require(delay > Self.minute * 2, "the seeds give a delay too short to rebuild within: \(delay)")
         // The occurrence is past, its delivery not yet made: a rebuild keeps it pending, a second one too.
         harness.clock.advance(to: TestDate.timestamp("2026-12-01 08:01 UTC"))
         harness.scheduler.install(SchedulerTests.schedule(files))
@@ -76,9 +72,7 @@ import Testing
         #expect(harness.delivered == ["tick@2026-12-01T08:00:30Z"])
         harness.clock.advance(to: TestDate.timestamp("2026-12-01 09:30 UTC"))
         #expect(harness.delivered == ["tick@2026-12-01T08:00:30Z", "post@2026-12-01T08:00:00Z"])
-        #expect(
-            harness.dispatcher.records.last?.handedOffAt.epochMicroseconds
-                == TestDate.timestamp("2026-12-01 08:00 UTC").epochMicroseconds + delay)
+        #expect(harness.dispatcher.records.last?.handedOffAt == TestDate.timestamp("2026-12-01 08:00 UTC") + delay)
     }
 
     @Test func aRestartWithinTheWindowDeliversWhatWasPendingInsteadOfMissingIt() throws {
@@ -86,8 +80,8 @@ import Testing
         let files = [("post", "[Trigger]\nOnCalendar=*-*-* 09:00\nRandomizedDelaySec=1h\n")]
         let before = Self.harness(at: "2026-12-01 07:00 UTC", store: store)
         before.scheduler.install(SchedulerTests.schedule(files))
-        let timing = DeliveryTiming(randomizedDelay: 60 * Self.minute)
-        try #require(Self.delay("post", timing, at: "2026-12-02 08:00 UTC") > 5 * Self.minute)
+        let timing = DeliveryTiming(randomizedDelay: Self.minute * 60)
+        try #require(Self.delay("post", timing, at: "2026-12-02 08:00 UTC") > Self.minute * 5)
         before.clock.advance(to: TestDate.timestamp("2026-12-02 08:05 UTC"))
         #expect(before.delivered == ["post@2026-12-01T08:00:00Z"])
 
@@ -99,9 +93,8 @@ import Testing
         #expect(after.delivered == ["post@2026-12-02T08:00:00Z"])
         let redrawn = Self.delay("post", timing, at: "2026-12-02 08:00 UTC", run: 2)
         let expected = max(
-            TestDate.timestamp("2026-12-02 08:00 UTC").epochMicroseconds + redrawn,
-            TestDate.timestamp("2026-12-02 08:05 UTC").epochMicroseconds)
-        #expect(after.dispatcher.records.first?.handedOffAt.epochMicroseconds == expected)
+            TestDate.timestamp("2026-12-02 08:00 UTC") + redrawn, TestDate.timestamp("2026-12-02 08:05 UTC"))
+        #expect(after.dispatcher.records.first?.handedOffAt == expected)
         #expect(after.log.events(.missed).isEmpty)
 
         // Down past the window's end: missed, as without a delay.
@@ -130,11 +123,11 @@ import Testing
         }
         #expect(dues[0].count == 10_000)
         #expect(dues[0] == dues[1])
-        let occurrence = TestDate.timestamp("2026-12-01 08:00 UTC").epochMicroseconds
-        let delays = dues[0].values.map { $0.epochMicroseconds - occurrence }
-        #expect(delays.allSatisfy { (0...(15 * Self.minute)).contains($0) })
+        let occurrence = TestDate.timestamp("2026-12-01 08:00 UTC")
+        let delays = dues[0].values.map { $0.duration(since: occurrence) }
+        #expect(delays.allSatisfy { (.zero...(Self.minute * 15)).contains($0) })
         // Spread over the whole quarter of an hour: every minute of it has some.
-        #expect(Set(delays.map { $0 / Self.minute }).count >= 15)
+        #expect(Set(delays.map { Int($0 / Self.minute) }).count >= 15)
     }
 
     @Test func deliveriesWithinTheirAccuracyShareOneWakeUpAndAreNotMissed() {

@@ -326,7 +326,7 @@ import Testing
 
     /// Whether each fires as it did is told along with where it was: an edited trigger or delivery timing is not.
     @Test func tellsWhichFireAsTheyDid() throws {
-        func notification(_ id: String, _ spec: String, accuracy: Int64 = 0) throws -> LoadedNotification {
+        func notification(_ id: String, _ spec: String, accuracy: Duration = .zero) throws -> LoadedNotification {
             var trigger = Trigger()
             trigger.calendars = [try CalendarSpec(spec, localZone: .utc, zones: .system)]
             var notification = ScheduledNotification(id: id, title: id, trigger: trigger)
@@ -338,7 +338,7 @@ import Testing
             try notification("slack", "*-*-* 09:00"),
         ]
         let now = [
-            try notification("slack", "*-*-* 09:00", accuracy: 60_000_000), try notification("moved", "*-*-* 10:00"),
+            try notification("slack", "*-*-* 09:00", accuracy: .seconds(60)), try notification("moved", "*-*-* 10:00"),
             try notification("same", "*-*-* 09:00"), try notification("new", "*-*-* 09:00"),
         ]
         let matches = now.withUnsafeBufferPointer { PreviousEntries(before).matches(of: $0) }

@@ -27,7 +27,8 @@ import Testing
         let clock = ManualClock(TestDate.timestamp("2026-12-01 05:00 UTC"))
         let alarm = clock.makeTimer()
         let wake = SystemWake(
-            alarm: WakeAlarm(timer: alarm, timeAsleep: { asleep.withLock { $0 } }), sleepHold: inhibitions)
+            alarm: WakeAlarm(timer: alarm, timeAsleep: { .microseconds(asleep.withLock { $0 }) }),
+            sleepHold: inhibitions)
         return (Harness(clock: clock, wake: wake), alarm)
     }
 

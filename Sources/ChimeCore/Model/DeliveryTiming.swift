@@ -10,16 +10,17 @@ import Foundation
 /// every day. `AccuracySec=` lets a delivery wait that much longer still, so that deliveries close together share
 /// one wake-up; the default, 0, is exact. `WakeSystem=yes` wakes a suspended machine for the delivery.
 public struct DeliveryTiming: Sendable, Equatable {
-    /// The most a delivery is delayed, in microseconds.
-    public var randomizedDelay: Int64 = 0
+    /// The most a delivery is delayed.
+    public var randomizedDelay: Duration = .zero
     public var isFixedRandomDelay = false
-    /// How much later than due a delivery may come to share a wake-up, in microseconds.
-    public var accuracy: Int64 = 0
+    /// How much later than due a delivery may come to share a wake-up.
+    public var accuracy: Duration = .zero
     /// Whether the machine is woken from suspend for the delivery.
     public var wakesSystem = false
 
     public init(
-        randomizedDelay: Int64 = 0, isFixedRandomDelay: Bool = false, accuracy: Int64 = 0, wakesSystem: Bool = false
+        randomizedDelay: Duration = .zero, isFixedRandomDelay: Bool = false, accuracy: Duration = .zero,
+        wakesSystem: Bool = false
     ) {
         self.randomizedDelay = randomizedDelay
         self.isFixedRandomDelay = isFixedRandomDelay
@@ -32,27 +33,28 @@ public struct DeliveryTiming: Sendable, Equatable {
     public static let longest = Timespan(microseconds: 49 * 86_400 * 1_000_000)
 
     /// Whether every delivery is due exactly at its occurrence.
-    public var isExact: Bool { randomizedDelay == 0 && accuracy == 0 }
+    public var isExact: Bool { randomizedDelay == .zero && accuracy == .zero }
 
-    /// The delay of the delivery of notification `id`'s occurrence at `fireTime` (microseconds since the epoch), in
-    /// microseconds: whole milliseconds.
-    public func delay(id: String, fireTime: Int64, seeds: DelaySeeds) -> Int64 {
-        guard randomizedDelay > 0 else { return 0 }
+    /// The delay of the delivery of notification `id`'s occurrence at `fireTime`: whole milliseconds.
+    public func delay(id: String, fireTime: Date, seeds: DelaySeeds) -> Duration {
+        guard randomizedDelay > .zero else { return .zero }
         var hash = StableHash()
         hash.combine(isFixedRandomDelay ? seeds.host : seeds.run)
         hash.combine(id)
-        if !isFixedRandomDelay { hash.combine(UInt64(bitPattern: fireTime)) }
-        return Int64(hash.mixed % UInt64(randomizedDelay / 1000 + 1)) * 1000
+        if !isFixedRandomDelay { hash.combine(UInt64(bitPattern: fireTime.epochMicroseconds)) }
+        return .milliseconds(Int64(hash.mixed % UInt64(randomizedDelay.wholeMilliseconds + 1)))
     }
 
     /// The keys as a notification file gives them, for summaries (`RandomizedDelaySec=5min FixedRandomDelay=yes`).
     public var summary: String {
         var parts: [String] = []
-        if randomizedDelay > 0 {
-            parts.append("RandomizedDelaySec=\(Timespan(microseconds: UInt64(randomizedDelay)))")
+        if randomizedDelay > .zero {
+            parts.append("RandomizedDelaySec=\(Timespan(microseconds: UInt64(randomizedDelay.wholeMicroseconds)))")
             if isFixedRandomDelay { parts.append("FixedRandomDelay=yes") }
         }
-        if accuracy > 0 { parts.append("AccuracySec=\(Timespan(microseconds: UInt64(accuracy)))") }
+        if accuracy > .zero {
+            parts.append("AccuracySec=\(Timespan(microseconds: UInt64(accuracy.wholeMicroseconds)))")
+        }
         if wakesSystem { parts.append("WakeSystem=yes") }
         return parts.joined(separator: " ")
     }

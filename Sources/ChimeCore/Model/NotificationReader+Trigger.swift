@@ -140,7 +140,7 @@ extension NotificationReader {
         if let accuracy = delaySpan(.accuracySec) { timing.accuracy = accuracy }
         if let entry = single(.fixedRandomDelay) {
             timing.isFixedRandomDelay = boolean(entry) ?? false
-            if timing.isFixedRandomDelay && timing.randomizedDelay == 0 {
+            if timing.isFixedRandomDelay && timing.randomizedDelay == .zero {
                 warning(location(of: entry), "FixedRandomDelay=yes without RandomizedDelaySec= delays nothing.")
             }
         }
@@ -154,8 +154,8 @@ extension NotificationReader {
         if !timing.isExact || timing.isFixedRandomDelay || timing.wakesSystem { notification.timing = timing }
     }
 
-    /// The microseconds of `RandomizedDelaySec=` or `AccuracySec=`, when set and valid.
-    mutating func delaySpan(_ key: NotificationKey) -> Int64? {
+    /// `RandomizedDelaySec=` or `AccuracySec=`, when set and valid.
+    mutating func delaySpan(_ key: NotificationKey) -> Duration? {
         guard let entry = single(key) else { return nil }
         guard let span = try? Timespan.parse(entry.value), span <= DeliveryTiming.longest else {
             error(
@@ -163,6 +163,6 @@ extension NotificationReader {
                 "Invalid \(key.rawValue)= '\(entry.value)': expected a time span of at most 49 days, such as '5min'.")
             return nil
         }
-        return Int64(span.microseconds)
+        return span.duration
     }
 }

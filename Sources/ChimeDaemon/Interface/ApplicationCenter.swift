@@ -22,17 +22,16 @@ final class ApplicationCenter: @unchecked Sendable {
     }
 
     /// A pending request as `GetPending` lists it: its id, its content and trigger as `Add` takes them, and its next
-    /// fire in microseconds since the epoch.
+    /// fire.
     struct Pending: Sendable {
         var id: String
         var content: BusRequestEntries.Entries
         var trigger: BusRequestEntries.Entries
-        var next: Int64
+        var next: Date
     }
 
-    /// A notification a backend shows, as `GetDelivered` lists it: its id, its content as `Add` takes it, and the
-    /// occurrence's time in microseconds since the epoch.
-    typealias Shown = (id: String, content: BusRequestEntries.Entries, fire: Int64)
+    /// A notification a backend shows, as `GetDelivered` lists it.
+    typealias Shown = ShownRequests.Shown
 
     /// What an `Add` is read with, taken on the scheduler's queue as the call is taken: the zone the schedule was
     /// loaded in, which the request is placed in (`nil` while a rebuild loads, perhaps for a new zone: the zone as it
@@ -72,11 +71,11 @@ final class ApplicationCenter: @unchecked Sendable {
         self.environment = environment
     }
 
-    /// Adds or replaces the request `id` of `appID`: `answer` gets its next fire (microseconds since the epoch), -1
-    /// when nothing is ahead (and nothing is kept), or why it was refused (and nothing changed).
+    /// Adds or replaces the request `id` of `appID`: `answer` gets its next fire, `nil` when nothing is ahead (and
+    /// nothing is kept), or why it was refused (and nothing changed).
     func add(
         appID: String, id: String, content: BusRequestEntries.Entries, trigger: BusRequestEntries.Entries,
-        answer: @escaping @Sendable (Result<Int64, Refusal>) -> Void
+        answer: @escaping @Sendable (Result<Date?, Refusal>) -> Void
     ) {
         inOrder { context in
             self.read(appID: appID, id: id, content: content, trigger: trigger, context: context, answer: answer)
@@ -91,7 +90,7 @@ final class ApplicationCenter: @unchecked Sendable {
                 let (content, trigger) = BusRequestEntries.of(fileAt: item.source)
                 return Pending(
                     id: String(item.id.dropFirst(prefix.count)), content: content, trigger: trigger,
-                    next: item.next.epochMicroseconds)
+                    next: item.next)
             }
             answer(pending.sorted { $0.id < $1.id })
         }
@@ -199,7 +198,7 @@ final class ApplicationCenter: @unchecked Sendable {
     /// scheduler's queue.
     private func read(
         appID: String, id: String, content: BusRequestEntries.Entries, trigger: BusRequestEntries.Entries,
-        context: Context, answer: @escaping @Sendable (Result<Int64, Refusal>) -> Void
+        context: Context, answer: @escaping @Sendable (Result<Date?, Refusal>) -> Void
     ) {
         dispatchPrecondition(condition: .onQueue(requestQueue))
         let systemZone = context.installedZone ?? LocalZone.resolve(tz: environment["TZ"])
@@ -233,7 +232,7 @@ final class ApplicationCenter: @unchecked Sendable {
     /// schedule, or has a rebuild read it.
     private func store(
         _ request: BusRequest, appID: String, id: String, next: Date?, now: Date, zone: ZoneRules,
-        answer: @escaping @Sendable (Result<Int64, Refusal>) -> Void
+        answer: @escaping @Sendable (Result<Date?, Refusal>) -> Void
     ) {
         dispatchPrecondition(condition: .onQueue(queue))
         let configuration = rebuilder.configuration
@@ -258,7 +257,7 @@ final class ApplicationCenter: @unchecked Sendable {
         } catch {
             return answer(.failure(.failed("Cannot store the request: \(error)")))
         }
-        let unplaced = next.map { $0.epochMicroseconds } ?? -1
+        let unplaced = next
         // While a rebuild is loading, it may have read the requests before this one: the next rebuild reads it. So
         // does one after a rebuild that changed the zone since the request was read.
         guard !rebuilder.isLoading, scheduler.installedZone?.hasSameRules(as: zone) ?? false else {
@@ -278,11 +277,10 @@ final class ApplicationCenter: @unchecked Sendable {
             return reporter.requestsChanged { answer(.success(unplaced)) }
         }
         // The schedule's own answer: a request added again keeps its first sighting (Every='s anchor).
-        let placed = date.epochMicroseconds
         if isNew {
-            reporter.requestPlaced(due: date) { answer(.success(placed)) }
+            reporter.requestPlaced(due: date) { answer(.success(date)) }
         } else {
-            reporter.requestsChanged { answer(.success(placed)) }
+            reporter.requestsChanged { answer(.success(date)) }
         }
     }
 }

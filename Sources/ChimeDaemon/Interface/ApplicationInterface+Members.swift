@@ -24,7 +24,10 @@ extension ApplicationInterface {
                 app,
                 {
                     center.add(appID: app, id: id, content: content, trigger: trigger) { result in
-                        reply(call, result) { writer, next in try writer.append(.int64(next)) }
+                        // Microseconds since the epoch on the wire; -1 when nothing is ahead.
+                        reply(call, result) { writer, next in
+                            try writer.append(.int64(next?.epochMicroseconds ?? -1))
+                        }
                     }
                 }
             )
@@ -97,7 +100,7 @@ extension BusMethodCall {
                 try writer.append(request.id)
                 try writer.append(dictionary: request.content)
                 try writer.append(dictionary: request.trigger)
-                try writer.append(.int64(request.next))
+                try writer.append(.int64(request.next.epochMicroseconds))
                 try writer.closeContainer()
             }
             try writer.closeContainer()
@@ -112,7 +115,7 @@ extension BusMethodCall {
                 try writer.openContainer("r", contents: "sa{sv}x")
                 try writer.append(notification.id)
                 try writer.append(dictionary: notification.content)
-                try writer.append(.int64(notification.fire))
+                try writer.append(.int64(notification.fire.epochMicroseconds))
                 try writer.closeContainer()
             }
             try writer.closeContainer()

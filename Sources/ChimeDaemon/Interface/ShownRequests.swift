@@ -1,4 +1,5 @@
 import ChimeSystemd
+import Foundation
 
 /// An application's notifications that backends still show (the desktop's bubbles, `ShowingBackend`): what
 /// `GetDelivered` lists and `RemoveDelivered` closes.
@@ -12,16 +13,18 @@ struct ShownRequests: Sendable {
         prefix = ApplicationRequests.scheduleID(appID: appID, id: "")
     }
 
-    /// Each shown notification of the application, oldest first: its id, its content as `Add` takes it, and the
-    /// occurrence's time in microseconds since the epoch.
-    func list() async -> [(id: String, content: BusRequestEntries.Entries, fire: Int64)] {
+    /// A shown notification: its id, its content as `Add` takes it, and the occurrence's time.
+    typealias Shown = (id: String, content: BusRequestEntries.Entries, fire: Date)
+
+    /// Each shown notification of the application, oldest first.
+    func list() async -> [Shown] {
         var shown: [Delivery] = []
         for backend in backends { shown += await backend.shown() }
         return shown.filter { $0.notification.id.hasPrefix(prefix) }.map { delivery in
             (
                 id: String(delivery.notification.id.dropFirst(prefix.count)),
                 content: BusRequestEntries.content(of: delivery.notification),
-                fire: delivery.fireTime.epochMicroseconds
+                fire: delivery.fireTime
             )
         }
     }

@@ -16,7 +16,8 @@ enum SystemWaking {
         let systemBus = BusConnection.systemBusAddress(environment: environment)
         let alarm: WakeAlarm
         do {
-            alarm = WakeAlarm(timer: try AlarmTimer(queue: queue), timeAsleep: { max(0, chime_time_asleep()) })
+            alarm = WakeAlarm(
+                timer: try AlarmTimer(queue: queue), timeAsleep: { .microseconds(max(0, chime_time_asleep())) })
         } catch {
             guard instance == .user, let systemBus else { return SystemWake(refusal: refusal(error)) }
             alarm = WakeAlarm(timer: RemoteAlarm(address: systemBus, log: log))

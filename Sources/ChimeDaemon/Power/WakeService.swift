@@ -16,7 +16,7 @@ final class WakeService: @unchecked Sendable {
     static let interface = "org.chime.Wake1"
     /// How many users may have a wake-up at once.
     static let maximumUsers = 1024
-    static let horizon: Int64 = 366 * 86_400 * 1_000_000
+    static let horizon = Duration.seconds(366 * 86_400)
 
     private let queue: DispatchQueue
     private let scheduler: Scheduler
@@ -44,13 +44,13 @@ final class WakeService: @unchecked Sendable {
     /// Takes up what users asked for before a restart (on the scheduler's queue), leaving out what is past.
     func restore() {
         dispatchPrecondition(condition: .onQueue(queue))
-        let now = clock.now().epochMicroseconds
+        let now = clock.now()
         for item in file.load() {
             guard let uid = (item["uid"] as? NSNumber)?.uint32Value,
-                let due = (item["due_usec"] as? NSNumber)?.int64Value,
+                let due = ((item["due_usec"] as? NSNumber)?.int64Value).map({ Date(epochMicroseconds: $0) }),
                 due > now
             else { continue }
-            scheduler.setUserWake(uid, at: Date(epochMicroseconds: due))
+            scheduler.setUserWake(uid, at: due)
         }
     }
 
@@ -77,8 +77,9 @@ final class WakeService: @unchecked Sendable {
             call.reply(error: "\(Self.interface).Error.NotSupported", "This chimed cannot wake the system: \(refusal)")
             return
         }
-        let now = clock.now().epochMicroseconds
-        guard requested >= 0 && requested <= now + Self.horizon else {
+        // Microseconds since the epoch on the wire; 0 withdraws.
+        let instant = requested == 0 ? nil : Date(epochMicroseconds: requested)
+        guard requested >= 0 && instant.map({ $0 <= clock.now() + Self.horizon }) != false else {
             call.reply(
                 error: "\(Self.interface).Error.InvalidArgument",
                 "A wake-up is microseconds since the epoch, at most a year ahead, or 0 to withdraw it.")
@@ -93,21 +94,20 @@ final class WakeService: @unchecked Sendable {
                     error: "org.freedesktop.DBus.Error.AccessDenied", "Cannot tell who calls (\(error)); refused.")
                 return
             }
-            queue.async { self.set(call, uid: uid, requested: requested) }
+            queue.async { self.set(call, uid: uid, instant: instant) }
         }
     }
 
     /// On the scheduler's queue.
-    private func set(_ call: BusMethodCall, uid: uid_t, requested: Int64) {
+    private func set(_ call: BusMethodCall, uid: uid_t, instant: Date?) {
         dispatchPrecondition(condition: .onQueue(queue))
         var wakes = scheduler.userWakeTimes
-        if requested != 0 && wakes[uid] == nil && wakes.count >= Self.maximumUsers {
+        if instant != nil && wakes[uid] == nil && wakes.count >= Self.maximumUsers {
             call.reply(
                 error: "\(Self.interface).Error.LimitExceeded",
                 "\(Self.maximumUsers) users have a wake-up already, the most chimed takes.")
             return
         }
-        let instant = requested == 0 ? nil : Date(epochMicroseconds: requested)
         scheduler.setUserWake(uid, at: instant)
         wakes[uid] = instant
         file.save(

@@ -4,10 +4,10 @@ import Foundation
 /// Where the repeats of `Repeat=` wait across restarts: a reminder that stopped repeating at a restart would be
 /// acknowledged by nobody.
 public protocol RepeatStore: Sendable {
-    /// The repeats kept: notification id, when due, which repeat, and the occurrence (µs since the epoch).
-    func load() -> [(id: String, due: Int64, number: Int, fireTime: Int64)]
+    /// The repeats kept.
+    func load() -> [PendingRepeat]
     /// Replaces what is kept.
-    func save(_ repeats: [(id: String, due: Int64, number: Int, fireTime: Int64)])
+    func save(_ repeats: [PendingRepeat])
 }
 
 /// `STATE_DIRECTORY/repeats.json` (a `StateListFile`):
@@ -24,22 +24,23 @@ public final class FileRepeatStore: RepeatStore {
             unwritable: "Cannot keep the repeats", log: log)
     }
 
-    public func load() -> [(id: String, due: Int64, number: Int, fireTime: Int64)] {
+    public func load() -> [PendingRepeat] {
         file.load().compactMap { item in
             guard let id = item["id"] as? String, let due = (item["due_usec"] as? NSNumber)?.int64Value,
                 let number = (item["number"] as? NSNumber)?.intValue, number > 0,
                 let fireTime = (item["fire_usec"] as? NSNumber)?.int64Value
             else { return nil }
-            return (id, due, number, fireTime)
+            return PendingRepeat(
+                id: id, due: Date(epochMicroseconds: due), number: number, fireTime: Date(epochMicroseconds: fireTime))
         }
     }
 
-    public func save(_ repeats: [(id: String, due: Int64, number: Int, fireTime: Int64)]) {
+    public func save(_ repeats: [PendingRepeat]) {
         file.save(
             repeats.map {
                 .object([
-                    ("id", .string($0.id)), ("due_usec", .number($0.due)), ("number", .number(Int64($0.number))),
-                    ("fire_usec", .number($0.fireTime)),
+                    ("id", .string($0.id)), ("due_usec", .number($0.due.epochMicroseconds)),
+                    ("number", .number(Int64($0.number))), ("fire_usec", .number($0.fireTime.epochMicroseconds)),
                 ])
             }, skippingEmpty: true)
     }

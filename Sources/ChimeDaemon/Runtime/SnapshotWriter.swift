@@ -127,7 +127,7 @@ final class SnapshotWriter: @unchecked Sendable {
                 ),
                 ("source", .string(item.source)), ("backends", .array(backends.map(JSONValue.string))),
             ] + (item.thread.map { [("thread", JSONValue.string($0))] } ?? [])
-                + (item.delay > 0 ? [("delay_usec", JSONValue.number(item.delay))] : []))
+                + (item.delay > .zero ? [("delay_usec", JSONValue.number(item.delay.wholeMicroseconds))] : []))
     }
 
     /// The whole snapshot.

@@ -3,10 +3,10 @@ import Foundation
 
 /// Where the snoozes the user asked for are kept across restarts: a snooze lost to a restart is a reminder lost.
 public protocol SnoozeStore: Sendable {
-    /// The snoozes kept, as instants in microseconds since the epoch and notification ids.
-    func load() -> [(due: Int64, id: String)]
+    /// The snoozes kept.
+    func load() -> [Snooze]
     /// Replaces what is kept with `snoozes`.
-    func save(_ snoozes: [(due: Int64, id: String)])
+    func save(_ snoozes: [Snooze])
 }
 
 /// `STATE_DIRECTORY/snoozes.json` (a `StateListFile`): `{"version":1,"snoozes":[{"id":…,"due_usec":…}]}`.
@@ -22,16 +22,16 @@ public final class FileSnoozeStore: SnoozeStore {
             log: log)
     }
 
-    public func load() -> [(due: Int64, id: String)] {
+    public func load() -> [Snooze] {
         file.load().compactMap { item in
             guard let id = item["id"] as? String, let due = (item["due_usec"] as? NSNumber)?.int64Value else {
                 return nil
             }
-            return (due, id)
+            return Snooze(id: id, due: Date(epochMicroseconds: due))
         }
     }
 
-    public func save(_ snoozes: [(due: Int64, id: String)]) {
-        file.save(snoozes.map { .object([("id", .string($0.id)), ("due_usec", .number($0.due))]) })
+    public func save(_ snoozes: [Snooze]) {
+        file.save(snoozes.map { .object([("id", .string($0.id)), ("due_usec", .number($0.due.epochMicroseconds))]) })
     }
 }

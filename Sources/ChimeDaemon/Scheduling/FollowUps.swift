@@ -1,3 +1,5 @@
+import Foundation
+
 /// What comes after a delivery besides the trigger's own occurrences: the snoozes the user asked for, and the
 /// repeats of `Repeat=` until acknowledged. Neither is an occurrence (the history does not see them); both are
 /// kept across restarts in their stores, each written when it changes.
@@ -7,9 +9,9 @@ struct FollowUps {
     /// One follow-up that fell due.
     enum Due {
         /// The user snoozed notification `id` until `due`.
-        case snooze(id: String, due: Int64)
+        case snooze(Snooze)
         /// A repeat of an occurrence, which the scheduler follows with the next (`repeatAgain`).
-        case repeated(RepeatList.Pending)
+        case repeated(PendingRepeat)
     }
 
     private var snoozes = SnoozeList()
@@ -22,32 +24,30 @@ struct FollowUps {
     init(snoozeStore: (any SnoozeStore)?, repeatStore: (any RepeatStore)?) {
         self.snoozeStore = snoozeStore
         self.repeatStore = repeatStore
-        for kept in snoozeStore?.load() ?? [] { snoozes.insert(kept.id, due: kept.due) }
-        for kept in repeatStore?.load() ?? [] {
-            repeats.insert(.init(id: kept.id, due: kept.due, number: kept.number, fireTime: kept.fireTime))
-        }
+        for kept in snoozeStore?.load() ?? [] { snoozes.insert(kept) }
+        for kept in repeatStore?.load() ?? [] { repeats.insert(kept) }
     }
 
     var isEmpty: Bool { snoozes.isEmpty && repeats.isEmpty }
 
-    /// When the earliest is due (µs since the epoch).
-    var firstDue: Int64? { [snoozes.firstDue, repeats.firstDue].compactMap { $0 }.min() }
+    /// When the earliest is due.
+    var firstDue: Date? { [snoozes.firstDue, repeats.firstDue].compactMap { $0 }.min() }
 
     /// Whether notification `id` has a snooze or a repeat pending.
     func contains(_ id: String) -> Bool { snoozes.contains(id) || repeats.contains(id) }
 
     /// The repeats pending, earliest first.
-    var pendingRepeats: [RepeatList.Pending] { repeats.all }
+    var pendingRepeats: [PendingRepeat] { repeats.all }
 
     /// Snoozes `id` until `due`; a notification snoozed repeats again from the snooze's delivery on.
-    mutating func snooze(_ id: String, due: Int64) {
-        snoozes.insert(id, due: due)
+    mutating func snooze(_ id: String, due: Date) {
+        snoozes.insert(Snooze(id: id, due: due))
         saveSnoozes()
         if !repeats.drop([id]).isEmpty { saveRepeats() }
     }
 
     /// The first repeat of the occurrence of `id` at `fireTime`, due at `due`.
-    mutating func startRepeats(of id: String, due: Int64, fireTime: Int64) {
+    mutating func startRepeats(of id: String, due: Date, fireTime: Date) {
         repeats.insert(.init(id: id, due: due, number: 1, fireTime: fireTime))
         saveRepeats()
     }
@@ -56,14 +56,14 @@ struct FollowUps {
     /// them at once, before they are handed off, so that a restart does not deliver them again; the repeats are
     /// written once the next of each is in (`repeatAgain`, then `saveRepeats`), so that a restart in between
     /// delivers a repeat again rather than losing its chain.
-    mutating func takeDue(by now: Int64) -> [Due] {
+    mutating func takeDue(by now: Date) -> [Due] {
         let dueSnoozes = snoozes.takeDue(by: now)
         if !dueSnoozes.isEmpty { saveSnoozes() }
-        return dueSnoozes.map { .snooze(id: $0.id, due: $0.due) } + repeats.takeDue(by: now).map { .repeated($0) }
+        return dueSnoozes.map { .snooze($0) } + repeats.takeDue(by: now).map { .repeated($0) }
     }
 
     /// After `pending` was delivered: the repeat after it, due at `due`.
-    mutating func repeatAgain(_ pending: RepeatList.Pending, due: Int64) {
+    mutating func repeatAgain(_ pending: PendingRepeat, due: Date) {
         repeats.insert(.init(id: pending.id, due: due, number: pending.number + 1, fireTime: pending.fireTime))
     }
 
@@ -88,7 +88,7 @@ struct FollowUps {
     }
 
     mutating func saveRepeats() {
-        repeatStore?.save(repeats.all.map { ($0.id, $0.due, $0.number, $0.fireTime) })
+        repeatStore?.save(repeats.all)
     }
 
     private func saveSnoozes() {

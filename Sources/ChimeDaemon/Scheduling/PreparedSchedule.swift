@@ -114,9 +114,9 @@ struct PreparedSchedule: Sendable {
                 if let previous { newIndex[previous] = Int32(index) }
                 guard installed[index].notification.isEnabled else { continue }
                 let timing = installed[index].notification.timing
-                if timing.accuracy > 0 { coalesces = true }
+                if timing.accuracy > .zero { coalesces = true }
                 // How long after an occurrence its delivery may still come: until then it is pending, not missed.
-                let window = timing.randomizedDelay + timing.accuracy
+                let window = (timing.randomizedDelay + timing.accuracy).wholeMicroseconds
                 var after: Int64
                 var known: DeliveryHistory?
                 if let previous, match.firesAlike {
@@ -253,9 +253,9 @@ struct PreparedSchedule: Sendable {
     static func pendingItem(
         timing: DeliveryTiming, id: @autoclosure () -> String, fireTime: Int64, entry: Int, seeds: DelaySeeds
     ) -> OccurrenceQueue.Item {
-        guard timing.randomizedDelay > 0 else { return .init(fireTime: fireTime, entry: entry) }
-        let delay = timing.delay(id: id(), fireTime: fireTime, seeds: seeds)
-        return .init(fireTime: fireTime, due: fireTime + delay, entry: entry)
+        guard timing.randomizedDelay > .zero else { return .init(fireTime: fireTime, entry: entry) }
+        let delay = timing.delay(id: id(), fireTime: Date(epochMicroseconds: fireTime), seeds: seeds)
+        return .init(fireTime: fireTime, due: fireTime + delay.wholeMicroseconds, entry: entry)
     }
 }
 

@@ -1,18 +1,29 @@
-/// The repeats of `Repeat=` waiting for their time, earliest first, as instants in microseconds since the epoch:
-/// one chain per notification, until the user acknowledges it.
+import Foundation
+
+/// The next repeat of one notification's `Repeat=`.
+public struct PendingRepeat: Sendable, Equatable {
+    public var id: String
+    public var due: Date
+    /// Which repeat it will be: 1 for the first.
+    public var number: Int
+    /// The occurrence it repeats.
+    public var fireTime: Date
+
+    public init(id: String, due: Date, number: Int, fireTime: Date) {
+        self.id = id
+        self.due = due
+        self.number = number
+        self.fireTime = fireTime
+    }
+}
+
+/// The repeats of `Repeat=` waiting for their time, earliest first: one chain per notification, until the user
+/// acknowledges it.
 ///
 /// Like a snooze, a repeat never touches the history (it is not an occurrence of the trigger); the scheduler keeps
 /// the list across restarts in a `RepeatStore`.
 struct RepeatList {
-    /// The next repeat of one notification.
-    struct Pending: Sendable, Equatable {
-        var id: String
-        var due: Int64
-        /// Which repeat it will be: 1 for the first.
-        var number: Int
-        /// The occurrence it repeats.
-        var fireTime: Int64
-    }
+    typealias Pending = PendingRepeat
 
     private var pending: [Pending] = []
 
@@ -22,7 +33,7 @@ struct RepeatList {
     var all: [Pending] { pending }
 
     /// When the earliest is due.
-    var firstDue: Int64? { pending.first?.due }
+    var firstDue: Date? { pending.first?.due }
 
     func contains(_ id: String) -> Bool { pending.contains { $0.id == id } }
 
@@ -34,7 +45,7 @@ struct RepeatList {
     }
 
     /// Removes and returns the repeats due by `now`, earliest first.
-    mutating func takeDue(by now: Int64) -> [Pending] {
+    mutating func takeDue(by now: Date) -> [Pending] {
         let count = pending.prefix { $0.due <= now }.count
         defer { pending.removeFirst(count) }
         return Array(pending.prefix(count))

@@ -16,32 +16,30 @@ extension Scheduler {
     /// The notifications repeating until acknowledged, soonest first.
     public var repeating: [Repeating] {
         followUps.pendingRepeats.map {
-            Repeating(id: $0.id, next: Date(epochMicroseconds: $0.due), number: $0.number)
+            Repeating(id: $0.id, next: $0.due, number: $0.number)
         }
     }
 
     /// After `delivery` (not itself a repeat): its first repeat, when its notification has `Repeat=`.
     func startRepeats(of delivery: Delivery) {
         guard delivery.repeatNumber == 0, let delay = delivery.notification.repeatDelay(after: 0) else { return }
-        followUps.startRepeats(
-            of: delivery.notification.id, due: clock.now().epochMicroseconds + delay.wholeMicroseconds,
-            fireTime: delivery.fireTime.epochMicroseconds)
+        followUps.startRepeats(of: delivery.notification.id, due: clock.now() + delay, fireTime: delivery.fireTime)
     }
 
     /// Delivers the snoozes and repeats due by `now`, in one pass, with the notification's content as it is then;
     /// a repeat is followed by the next one. What fell due while chimed was down comes at once, once; the next
     /// repeat is counted from now.
-    func deliverFollowUps(dueBy now: Int64) {
+    func deliverFollowUps(dueBy now: Date) {
         let due = followUps.takeDue(by: now)
         guard !due.isEmpty else { return }
         var repeated = false
         for followUp in due {
             var delivery: Delivery
             switch followUp {
-            case .snooze(let id, let at):
+            case .snooze(let snooze):
                 // The latest entry of the id: one that `place` replaced comes before it.
-                guard let entry = entries.last(where: { $0.notification.id == id }) else { continue }
-                delivery = Delivery(of: entry, fireTime: Date(epochMicroseconds: at))
+                guard let entry = entries.last(where: { $0.notification.id == snooze.id }) else { continue }
+                delivery = Delivery(of: entry, fireTime: snooze.due)
                 delivery.isSnoozed = true
                 startRepeats(of: delivery)
             case .repeated(let pending):
@@ -51,9 +49,9 @@ extension Scheduler {
                     !requests.retired.contains(index), entries[index].notification.isEnabled,
                     let delay = entries[index].notification.repeatDelay(after: pending.number)
                 else { continue }
-                delivery = Delivery(of: entries[index], fireTime: Date(epochMicroseconds: pending.fireTime))
+                delivery = Delivery(of: entries[index], fireTime: pending.fireTime)
                 delivery.repeatNumber = pending.number
-                followUps.repeatAgain(pending, due: now + delay.wholeMicroseconds)
+                followUps.repeatAgain(pending, due: now + delay)
             }
             // The badge already counted this notification when it was first delivered.
             delivery.notification.badge = nil

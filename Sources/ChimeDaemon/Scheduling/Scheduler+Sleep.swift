@@ -23,9 +23,9 @@ extension Scheduler {
         var fields: [(name: String, value: String)] = [("CHIME_NOW", Timestamp.iso8601(now, fraction: .microseconds))]
         var message = "The system resumed"
         if let since = sleepingSince {
-            let slept = max(0, now.epochMicroseconds - since.epochMicroseconds)
-            fields.append(("CHIME_SLEPT_USEC", String(slept)))
-            message += " after sleeping \(Timespan(microseconds: UInt64((slept + 500_000) / 1_000_000 * 1_000_000)))"
+            let slept = max(.zero, now.duration(since: since))
+            fields.append(("CHIME_SLEPT_USEC", String(slept.wholeMicroseconds)))
+            message += " after sleeping \(Timespan(slept.roundedToSeconds)!)"
         }
         sleepingSince = nil
         log.record(DaemonEvent(.resumed, message + "; handling what fell due meanwhile.", fields: fields))

@@ -13,10 +13,10 @@ extension Scheduler {
             public var trigger: Trigger
             public var backends: [String]
             public var thread: String?
-            /// `RandomizedDelaySec=` and the rest, and by how much this occurrence's delivery is delayed (µs):
-            /// `next` is the occurrence plus that.
+            /// `RandomizedDelaySec=` and the rest, and by how much this occurrence's delivery is delayed: `next` is
+            /// the occurrence plus that.
             public var timing = DeliveryTiming()
-            public var delay: Int64 = 0
+            public var delay = Duration.zero
         }
 
         /// A notification with nothing left to fire.
@@ -121,7 +121,7 @@ extension Scheduler.Status {
                 id: notification.id, title: notification.title, source: entries[item.entry].source,
                 next: Date(epochMicroseconds: item.due), zone: notification.trigger.timeZone ?? systemZone,
                 trigger: notification.trigger, backends: notification.backends, thread: notification.thread,
-                timing: notification.timing, delay: item.due - item.fireTime)
+                timing: notification.timing, delay: .microseconds(item.due - item.fireTime))
         }
         // Runs after fires: the scan of the whole schedule only when something has nothing left to fire.
         var idle: [String] = []

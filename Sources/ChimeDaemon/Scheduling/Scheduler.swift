@@ -214,7 +214,7 @@ public final class Scheduler: @unchecked Sendable {
             store.recordFirstSeen([id], at: Date(epochMicroseconds: now))
         }
         late.tellPastInstants(of: loaded.notification, now: now)
-        if loaded.notification.timing.accuracy > 0 { coalesces = true }
+        if loaded.notification.timing.accuracy > .zero { coalesces = true }
         let next = nextOccurrence(of: loaded.notification, afterMicroseconds: now).map {
             pendingItem(loaded.notification, fireTime: $0, entry: index)
         }
@@ -294,7 +294,7 @@ public final class Scheduler: @unchecked Sendable {
             if timing.wakesSystem { wakeDue[top.entry] = nil }
             // Missed once the end of its window is past by the threshold: not for waiting to share a wake-up, nor
             // for a delay that a restart drew anew.
-            let windowEnd = top.fireTime + timing.randomizedDelay + timing.accuracy
+            let windowEnd = top.fireTime + (timing.randomizedDelay + timing.accuracy).wholeMicroseconds
             if let handled = swap.handledAlready(entry: top.entry, fireTime: top.fireTime) {
                 // Handled already, by the schedule this one replaced while it was prepared.
                 resumeAfter = handled
@@ -312,7 +312,7 @@ public final class Scheduler: @unchecked Sendable {
                 if timing.wakesSystem { wakeDue[top.entry] = item.due }
             }
         }
-        deliverFollowUps(dueBy: now)
+        deliverFollowUps(dueBy: Date(epochMicroseconds: now))
         processedThrough = max(processedThrough ?? now, now)
         // What was handled is on disk before the next timer is armed.
         stateWriter.flush()
@@ -416,10 +416,11 @@ public final class Scheduler: @unchecked Sendable {
 
     func rearm() {
         let entries = self.entries
-        let wakeUp = coalesces ? queue.wakeUp { entries[$0].notification.timing.accuracy } : queue.first?.due
-        let deadlines = [wakeUp, followUps.firstDue, stateWriter.retryDue].compactMap { $0 }
-        if let first = deadlines.min() {
-            timer.arm(at: Date(epochMicroseconds: first))
+        let wakeUp =
+            coalesces ? queue.wakeUp { entries[$0].notification.timing.accuracy.wholeMicroseconds } : queue.first?.due
+        let deadlines = [wakeUp.map { Date(epochMicroseconds: $0) }, followUps.firstDue, stateWriter.retryDue]
+        if let first = deadlines.compactMap({ $0 }).min() {
+            timer.arm(at: first)
         } else {
             timer.cancel()
         }
@@ -437,10 +438,10 @@ public final class Scheduler: @unchecked Sendable {
                     && !requests.retired.contains($0)
             })
         else { return nil }
-        let due = clock.now().epochMicroseconds + duration.wholeMicroseconds
+        let due = clock.now() + duration
         followUps.snooze(id, due: due)
         rearm()
-        return Date(epochMicroseconds: due)
+        return due
     }
 
 }

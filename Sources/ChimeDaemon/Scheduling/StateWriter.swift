@@ -14,8 +14,8 @@ final class StateWriter: @unchecked Sendable {
     /// While state cannot be written, the timer also wakes this often to write it again, so that what the store
     /// keeps in memory reaches the disk soon after space returns even when nothing falls due for hours.
     var retryInterval: Duration = .seconds(10)
-    /// When the next attempt is due (µs), while state cannot be written.
-    private(set) var retryDue: Int64?
+    /// When the next attempt is due, while state cannot be written.
+    private(set) var retryDue: Date?
     /// While state cannot be written: since when, and how many writes have failed.
     private var failure: (since: Date, attempts: Int)?
     /// Whether compacting the state failed (while the journal could still be written) and was reported; a compaction
@@ -82,7 +82,7 @@ final class StateWriter: @unchecked Sendable {
             try attempt()
         } catch {
             let now = clock.now()
-            retryDue = now.epochMicroseconds + retryInterval.wholeMicroseconds
+            retryDue = now + retryInterval
             if let failure {
                 self.failure = (failure.since, failure.attempts + 1)
                 return

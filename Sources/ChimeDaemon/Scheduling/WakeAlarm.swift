@@ -8,16 +8,16 @@ import Foundation
 /// Used on the scheduler's queue; its timer calls back there.
 public final class WakeAlarm: @unchecked Sendable {
     private let timer: any WallTimer
-    private let timeAsleep: @Sendable () -> Int64
+    private let timeAsleep: @Sendable () -> Duration
     /// `timeAsleep()` when the alarm was armed.
-    private var asleepWhenArmed: Int64 = 0
-    /// The wake-ups users' instances asked for (`WakeService`), by user id (µs since the epoch).
-    private var userWakes: [UInt32: Int64] = [:]
+    private var asleepWhenArmed = Duration.zero
+    /// The wake-ups users' instances asked for (`WakeService`), by user id.
+    private(set) var userWakes: [UInt32: Date] = [:]
 
     /// - Parameters:
     ///   - timer: the alarm's own timer.
-    ///   - timeAsleep: how long the system has been suspended since it booted, in microseconds.
-    public init(timer: any WallTimer, timeAsleep: @escaping @Sendable () -> Int64 = { 0 }) {
+    ///   - timeAsleep: how long the system has been suspended since it booted.
+    public init(timer: any WallTimer, timeAsleep: @escaping @Sendable () -> Duration = { .zero }) {
         self.timer = timer
         self.timeAsleep = timeAsleep
     }
@@ -27,22 +27,21 @@ public final class WakeAlarm: @unchecked Sendable {
         timer.setHandler(handler)
     }
 
-    /// Arms for the earliest of `notificationsDue` (µs since the epoch) and the users' wake-ups, or disarms when
-    /// there is neither.
-    func rearm(notificationsDue: Int64?) {
+    /// Arms for the earliest of `notificationsDue` and the users' wake-ups, or disarms when there is neither.
+    func rearm(notificationsDue: Date?) {
         guard let earliest = [notificationsDue, userWakes.values.min()].compactMap({ $0 }).min() else {
             if timer.deadline != nil { timer.cancel() }
             return
         }
-        if timer.deadline?.epochMicroseconds != earliest {
+        if timer.deadline?.epochMicroseconds != earliest.epochMicroseconds {
             asleepWhenArmed = timeAsleep()
-            timer.arm(at: Date(epochMicroseconds: earliest))
+            timer.arm(at: earliest)
         }
     }
 
     /// The alarm expired at `now`: the users whose wake-up came, which is done with (their instance asks again for
-    /// its next), and how long the system slept since the alarm was armed (µs).
-    func expired(now: Int64) -> (users: [UInt32], slept: Int64) {
+    /// its next), and how long the system slept since the alarm was armed.
+    func expired(now: Date) -> (users: [UInt32], slept: Duration) {
         let asleep = timeAsleep()
         let slept = asleep - asleepWhenArmed
         asleepWhenArmed = asleep
@@ -52,10 +51,7 @@ public final class WakeAlarm: @unchecked Sendable {
     }
 
     /// The wake-up the instance of user `uid` asks for, replacing the one it asked for before; `nil` withdraws it.
-    func setUserWake(_ uid: UInt32, at instant: Int64?) {
+    func setUserWake(_ uid: UInt32, at instant: Date?) {
         userWakes[uid] = instant
     }
-
-    /// The users' wake-ups still to come, by user id.
-    var userWakeTimes: [UInt32: Date] { userWakes.mapValues { Date(epochMicroseconds: $0) } }
 }
