@@ -201,7 +201,11 @@ extension Trigger {
 /// occurrence and advances only the sources that gave the one counted, so counting N occurrences asks each source
 /// for about as many of its own as it contributes, not N times over (with 1,024 `OnCalendar=` events, a thousand
 /// times fewer calendar searches).
-final class CountLimit: Sendable {
+///
+/// A notification with `Count=` keeps one, shared by the copies of its trigger and asked from the scheduler's queue
+/// and the threads that prepare a rebuild. One allocation each: the walks of different notifications rarely meet,
+/// so they share a few locks instead of a mutex each, and the one source most triggers have is kept inline.
+final class CountLimit: @unchecked Sendable {
     private struct Walk {
         var windowStart: Int64
         /// Held, not just compared by name: an updated tzdata gives other rules under the same name.
@@ -210,12 +214,54 @@ final class CountLimit: Sendable {
         var position: Int64
         var counted = 0
         /// Each source's first occurrence at or after `position` (`Int64.max`: none).
-        var heads: [Int64]
+        var heads: Heads
         /// The walk reached `Count=`, or the sequence ended: there is nothing at or after `position`.
         var isFinished = false
     }
 
-    private let walk = Locked<Walk?>(nil)
+    /// The sources' heads: the first three inline, which is every source of a trigger without `RRule=` and with
+    /// one `OnCalendar=` (`At=`, the event, `Every=`).
+    private struct Heads {
+        let count: Int
+        private var inline: (Int64, Int64, Int64) = (.max, .max, .max)
+        private var others: [Int64] = []
+
+        init(count: Int, _ head: (Int) -> Int64) {
+            self.count = count
+            for source in 0..<count { self[source] = head(source) }
+        }
+
+        subscript(source: Int) -> Int64 {
+            get {
+                switch source {
+                case 0: inline.0
+                case 1: inline.1
+                case 2: inline.2
+                default: others[source - 3]
+                }
+            }
+            set {
+                switch source {
+                case 0: inline.0 = newValue
+                case 1: inline.1 = newValue
+                case 2: inline.2 = newValue
+                default:
+                    if others.count < source - 2 {
+                        others.append(contentsOf: repeatElement(.max, count: source - 2 - others.count))
+                    }
+                    others[source - 3] = newValue
+                }
+            }
+        }
+
+        var earliest: Int64 { others.reduce(min(inline.0, inline.1, inline.2), min) }
+    }
+
+    // `walk` is read and written only under `lock`.
+    private var walk: Walk?
+
+    private static let locks = (0..<64).map { _ in Locked(()) }
+    private var lock: Locked<Void> { Self.locks[ObjectIdentifier(self).hashValue & 63] }
 
     /// The first of the first `count` occurrences that is at or after `wanted`, walking from where the walk stopped
     /// last (or from the window's start) only as far as that one. `first(source, start)` is the first occurrence
@@ -224,15 +270,16 @@ final class CountLimit: Sendable {
         atOrAfter wanted: Int64, windowStart: Int64, zone: ZoneRules, count: Int, sources: Int,
         first: (Int, Int64) -> Int64?
     ) -> Int64? {
-        var state = walk.withLock { $0 }
+        var state = lock.withLock { _ in walk }
         if state == nil || state!.windowStart != windowStart || !state!.zone.isSame(as: zone)
             || state!.heads.count != sources
         {
-            let heads = (0..<sources).map { first($0, windowStart) ?? .max }
+            let heads = Heads(count: sources) { first($0, windowStart) ?? .max }
             state = Walk(windowStart: windowStart, zone: zone, position: windowStart, heads: heads)
         }
-        var current = state!
-        defer { walk.withLock { $0 = current } }
+        // Taken out of `state`, so that the heads beyond the third are not copied to be changed.
+        var current = state.take()!
+        defer { lock.withLock { _ in walk = current } }
         if wanted < current.position {
             // One of those already counted, if any is at or after `wanted`.
             var best = Int64.max
@@ -242,14 +289,14 @@ final class CountLimit: Sendable {
             if best < current.position { return best }
         }
         while !current.isFinished && current.counted < count {
-            let next = current.heads.min() ?? .max
+            let next = current.heads.earliest
             guard next != .max else {
                 current.isFinished = true
                 break
             }
             current.counted += 1
             current.position = next + 1
-            for source in current.heads.indices where current.heads[source] == next {
+            for source in 0..<sources where current.heads[source] == next {
                 current.heads[source] = first(source, next + 1) ?? .max
             }
             if current.counted == count { current.isFinished = true }

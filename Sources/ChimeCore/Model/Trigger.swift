@@ -21,12 +21,17 @@ public struct Trigger: Sendable, Equatable {
     public var timeZone: ZoneRules?
 
     /// The keys most triggers leave unset, kept out of line: a schedule holds up to a million triggers, nearly all
-    /// of them an `OnCalendar=` or an `At=` alone, and inline these would be some seventy bytes of each.
+    /// of them an `OnCalendar=` or an `At=` alone, and inline these would be some seventy bytes of each. Each unset
+    /// value is told by a value the key cannot have rather than by an optional's tag (which would take eight bytes
+    /// more for each): a generator's reminders often have `Count=`, and so a box each.
     private struct Rare: Sendable {
-        var interval: Timespan?
-        var from: Date?
-        var count: Int?
-        var until: Date?
+        /// `Every=` in microseconds; 0 for none (it is never zero).
+        var intervalMicroseconds: UInt64 = 0
+        /// `From=` and `Until=` as `Date`'s seconds; NaN for none.
+        var fromSeconds = Double.nan
+        var untilSeconds = Double.nan
+        /// `Count=`; 0 for none (it is positive).
+        var count = 0
         var isPersistent = false
         var recurrence: RecurrenceSet?
         var countLimit: CountLimit?
@@ -60,29 +65,39 @@ public struct Trigger: Sendable, Equatable {
 
     /// `Every=`: the repeat interval, in microseconds.
     public var interval: Timespan? {
-        get { rareBox?.value.interval }
+        get {
+            guard let microseconds = rareBox?.value.intervalMicroseconds, microseconds != 0 else { return nil }
+            return Timespan(microseconds: microseconds)
+        }
         set {
-            rare.interval = newValue
+            rare.intervalMicroseconds = newValue?.microseconds ?? 0
             resetCountLimit()
         }
     }
     /// `From=`: the anchor of `Every=` and the start of the window.
     public var from: Date? {
-        get { rareBox?.value.from }
-        set { rare.from = newValue }
+        get { rareBox.flatMap { Self.date($0.value.fromSeconds) } }
+        set { rare.fromSeconds = newValue?.timeIntervalSinceReferenceDate ?? .nan }
     }
     /// `Count=`: how many occurrences there are at most.
     public var count: Int? {
-        get { rareBox?.value.count }
+        get {
+            guard let count = rareBox?.value.count, count != 0 else { return nil }
+            return count
+        }
         set {
-            rare.count = newValue
+            rare.count = newValue ?? 0
             resetCountLimit()
         }
     }
     /// `Until=`: no occurrence after this instant.
     public var until: Date? {
-        get { rareBox?.value.until }
-        set { rare.until = newValue }
+        get { rareBox.flatMap { Self.date($0.value.untilSeconds) } }
+        set { rare.untilSeconds = newValue?.timeIntervalSinceReferenceDate ?? .nan }
+    }
+
+    private static func date(_ seconds: Double) -> Date? {
+        seconds.isNaN ? nil : Date(timeIntervalSinceReferenceDate: seconds)
     }
     /// `Persistent=`: deliver once, late, what was missed while the daemon was not running.
     public var isPersistent: Bool {
