@@ -492,6 +492,40 @@ import Testing
         #expect(try calendars(loader, "OnCalendar=Mon 09:00 CET\n").map(\.description) == ["Mon *-*-* 09:00:00 CET"])
     }
 
+    /// Notifications with the same long body keep one copy of it; without the table, and past its capacity, each
+    /// keeps its own, and every one reads the same.
+    @Test func notificationsWithTheSameBodyShareOneCopy() throws {
+        func bodies(_ texts: SharedTexts?, count: Int) throws -> [String] {
+            var loader = NotificationLoader(systemZone: .utc, zones: .system)
+            loader.sharedTexts = texts
+            let text = "[Notification]\nTitle=t\nBody=Take the tablets with water\n[Trigger]\nAt=2030-01-01\n"
+            return try (0..<count).map { index in
+                let unit = UnitFile(parsing: text, path: "\(index)")
+                return try #require(loader.load(unit, id: "n\(index)", path: "\(index)").notification).body
+            }
+        }
+        let shared = try bodies(SharedTexts(), count: 4)
+        #expect(Set(shared) == ["Take the tablets with water"])
+        #expect(Set(shared.map(Self.storage)).count == 1)
+        #expect(Set(try bodies(nil, count: 4).map(Self.storage)).count == 4)
+
+        // Past its capacity (one text in each of its sixteen parts), a text is kept as it was read.
+        func copy(_ text: String) -> String { String(decoding: Array(text.utf8), as: UTF8.self) }
+        let full = SharedTexts(capacity: 16)
+        let first = full.shared(copy("a body told once and again"))
+        #expect(Self.storage(full.shared(copy("a body told once and again"))) == Self.storage(first))
+        for index in 0..<256 { _ = full.shared("a body of its own, number \(index)") }
+        let unheld = "a body read once the table is full"
+        let (once, again) = (full.shared(copy(unheld)), full.shared(copy(unheld)))
+        #expect(Self.storage(once) != Self.storage(again))
+        #expect(Self.storage(full.shared(copy("a body told once and again"))) == Self.storage(first))
+    }
+
+    /// Where a string's bytes are, to tell copies apart.
+    static func storage(_ text: String) -> UnsafeRawPointer? {
+        text.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+    }
+
     /// An empty `OnCalendar=` drops the events before it, for the cache's key as for the events read: a list kept
     /// for the events after a reset is not given to a notification that has the ones before it too.
     @Test func theCacheKeysEventsAfterTheResetRule() throws {

@@ -11,6 +11,8 @@ public struct NotificationLoader: Sendable {
     public var zones: ZoneDatabase
     /// Shares the `OnCalendar=` events of notifications with the same ones, when set (see `CalendarCache`).
     public var calendarCache: CalendarCache?
+    /// Shares the bodies of notifications with the same one, when set (see `SharedTexts`).
+    public var sharedTexts: SharedTexts?
     /// The backends `Deliver=` may name, when known (chimed.conf's and the built-in ones): another name is a
     /// warning, since deliveries to it fail.
     public var knownBackends: [String]?

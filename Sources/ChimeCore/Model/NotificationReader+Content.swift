@@ -28,7 +28,7 @@ extension NotificationReader {
     }
 
     mutating func readContent(into notification: inout ScheduledNotification) {
-        if let entry = single(.body) { notification.body = entry.value }
+        if let entry = single(.body) { notification.body = loader.sharedTexts?.shared(entry.value) ?? entry.value }
         if let entry = single(.icon) { notification.icon = entry.value }
         if let entry = single(.category) { notification.category = entry.value }
         if let entry = single(.sound) { notification.sound = entry.value }

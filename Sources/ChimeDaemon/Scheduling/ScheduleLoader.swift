@@ -274,6 +274,7 @@ public struct ScheduleLoader: Sendable {
         loader.minimumInterval = minimumInterval
         let calendarCache = CalendarCache(previous: reuse.calendars?.cache(for: loader))
         loader.calendarCache = calendarCache
+        loader.sharedTexts = SharedTexts()
         defer { calendarCache.letGoOfPrevious() }
         for source in sources {
             try source.load(into: &schedule, loader: loader)
