@@ -120,7 +120,7 @@ private struct UnansweredResponses: NotificationResponding {
 }
 
 /// Keeps the failures the dispatcher reports, per notification and backend; a backend without one delivered.
-private final class OutcomeLog: EventLog, @unchecked Sendable {
+private final class OutcomeLog: EventLog, Sendable {
     struct Failure {
         var id: String
         var backend: String

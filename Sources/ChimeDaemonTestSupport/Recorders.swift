@@ -3,7 +3,7 @@ import ChimeDaemon
 import Foundation
 
 /// A dispatcher that records each delivery with the clock's time of hand-off, instead of delivering.
-public final class RecordingDispatcher: DeliveryDispatching, @unchecked Sendable {
+public final class RecordingDispatcher: DeliveryDispatching, Sendable {
     public struct Record: Sendable {
         public var id: String
         public var title: String
@@ -56,7 +56,7 @@ public final class RecordingEventLog: EventLog, Sendable {
 }
 
 /// The spy of the iOS practice: a backend that records what it was asked to deliver.
-public final class RecordingBackend: DeliveryBackend, @unchecked Sendable {
+public final class RecordingBackend: DeliveryBackend, Sendable {
     public let name: String
     private let list = Locked<[(Delivery, Date)]>([])
     private let delay: Duration
@@ -78,7 +78,7 @@ public final class RecordingBackend: DeliveryBackend, @unchecked Sendable {
 }
 
 /// A responder that records the answers backends report, for assertions.
-public final class RecordingResponder: NotificationResponding, @unchecked Sendable {
+public final class RecordingResponder: NotificationResponding, Sendable {
     public enum Answer: Sendable, Equatable {
         case action(key: String, id: String, backend: String)
         case closed(id: String, reason: UInt32, backend: String)

@@ -8,7 +8,7 @@ import ChimeDaemon
 ///
 /// The client is made at the first read, so an instance that never reads (a system service) never opens the
 /// profile. dconf's client is safe to read from any thread; the lock only makes it once.
-public final class DconfSettings: SettingsDatabase, @unchecked Sendable {
+public final class DconfSettings: SettingsDatabase, Sendable {
     private let client = Locked<OpaquePointer?>(nil)
 
     public init() {}

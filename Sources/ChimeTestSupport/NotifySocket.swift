@@ -3,7 +3,7 @@ import Foundation
 
 /// A stand-in for systemd's notification socket: a datagram socket whose path goes into `NOTIFY_SOCKET`, so a
 /// test can see exactly what a service sends with `sd_notify`.
-public final class NotifySocket: @unchecked Sendable {
+public final class NotifySocket: Sendable {
     public let path: String
     private let fd: Int32
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// GNOME's settings database of the test's own: a private session bus that starts the real `dconf-service` at its
 /// first write, with the database in the test's directory, written with `gsettings` as GNOME's own switches do.
-public final class PrivateDconf: @unchecked Sendable {
+public final class PrivateDconf: Sendable {
     public let bus: PrivateSessionBus
     /// Where the database is: what a program that reads it needs besides the bus (`XDG_CONFIG_HOME`,
     /// `XDG_RUNTIME_DIR`).

@@ -2,7 +2,7 @@ import Foundation
 
 /// A `dbus-daemon --session` of the test's own (its own configuration and socket in `directory`), stopped by
 /// `stop()` or when released.
-public final class PrivateSessionBus: @unchecked Sendable {
+public final class PrivateSessionBus: Sendable {
     /// The bus address to put into `DBUS_SESSION_BUS_ADDRESS`.
     public let address: String
     public let socketPath: String
@@ -68,7 +68,7 @@ public final class PrivateSessionBus: @unchecked Sendable {
 
 /// A peer on a private bus from Tests/Fixtures/dbus-fixture.py, run with /usr/bin/python3 (which has python3-dbus and
 /// gi); it records what it sees as JSON lines.
-public final class DBusFixture: @unchecked Sendable {
+public final class DBusFixture: Sendable {
     public let recordPath: String
     private let process: RunningProcess
 

@@ -2,7 +2,7 @@ import ChimeCore
 import Foundation
 
 /// A program started in the background whose output the test reads as it comes.
-public final class RunningProcess: @unchecked Sendable {
+public final class RunningProcess: Sendable {
     private let process = Process()
     /// What it wrote to stdout and stderr so far.
     private let output = Locked<(out: Data, err: Data)>((Data(), Data()))

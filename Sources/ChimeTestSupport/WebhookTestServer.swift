@@ -3,7 +3,7 @@ import Foundation
 /// A local HTTP server for webhook tests (`Tests/Fixtures/webhook-server.py`, run by /usr/bin/python3): it
 /// answers each request from a script — a status, a `Retry-After`, a redirect, silence until the client hangs up,
 /// or a closed connection — and records every request it receives.
-public final class WebhookTestServer: @unchecked Sendable {
+public final class WebhookTestServer: Sendable {
     /// One scripted answer; once the script is used up, the last answer is repeated.
     public enum Answer: Sendable {
         case status(Int, body: String = "", retryAfter: String? = nil, location: String? = nil)
@@ -143,7 +143,7 @@ public final class WebhookTestServer: @unchecked Sendable {
 
 /// A TCP port on 127.0.0.1 that refuses connections: bound, so that nothing else takes it while the test runs,
 /// but not listening, so the kernel answers each connection attempt with a reset.
-public final class RefusingPort: @unchecked Sendable {
+public final class RefusingPort: Sendable {
     public let port: Int
     private let fd: Int32
 

@@ -4,7 +4,7 @@
 ///
 /// Shared by the copies of a trigger. A search from earlier than where the cursor stands, or from much later, begins
 /// a walk anew near the instant asked about; one for another start or zone begins afresh.
-public final class RecurrenceCursor: @unchecked Sendable {
+public final class RecurrenceCursor: Sendable {
     /// A walk under way, for one start and zone.
     struct Position {
         var start: Int64

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Each outcome is logged as its own event with `CHIME_BACKEND=`, except by backends whose delivery is itself
 /// the journal entry (`recordsOwnDelivery`).
-public final class Dispatcher: DeliveryDispatching, @unchecked Sendable {
+public final class Dispatcher: DeliveryDispatching, Sendable {
     /// The backends by name and the defaults, replaced as a whole when chimed.conf changes.
     private let configured: Locked<(backends: [String: any DeliveryBackend], defaultBackends: [String])>
     private let timeout: Duration

@@ -8,7 +8,7 @@ import Foundation
 /// acknowledge a notification that repeats until acknowledged (`Repeat=`).
 ///
 /// Backends call it from their own tasks; what touches the schedule (a snooze) runs on the scheduler's queue.
-final class NotificationAnswers: NotificationResponding, @unchecked Sendable {
+final class NotificationAnswers: NotificationResponding, Sendable {
     private let queue: DispatchQueue
     private let scheduler: Scheduler
     private let clock: any WallClock

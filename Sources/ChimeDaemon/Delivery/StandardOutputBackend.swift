@@ -5,7 +5,7 @@ import Foundation
 ///
 /// `{"id":…,"title":…,"body":…,"info":{…},"fire_time":…,"delivered_at":…,"backend":"stdout"}`, times in ISO 8601
 /// UTC with microseconds (`Delivery.json(deliveredAt:backend:)`, which the webhook's request body shares).
-public final class StandardOutputBackend: DeliveryBackend, @unchecked Sendable {
+public final class StandardOutputBackend: DeliveryBackend, Sendable {
     public let name = "stdout"
     /// One line at a time, whole: deliveries run concurrently.
     private let writing = Locked(())

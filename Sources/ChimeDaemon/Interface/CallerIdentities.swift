@@ -5,7 +5,7 @@ import Glibc
 /// Who each caller of the application interface is: its user and process (from the bus daemon) and the app id it
 /// is sandboxed as, if any. Looked up once per connection (a unique name is never reused on a bus), and the calls
 /// a caller makes meanwhile wait in order, so that its calls are still handled in the order it made them.
-final class CallerIdentities: @unchecked Sendable {
+final class CallerIdentities: Sendable {
     struct Caller: Sendable {
         var credentials: BusCredentials
         /// The Flatpak app id the caller runs as; `nil` when it is not sandboxed.

@@ -9,7 +9,7 @@ import Foundation
 ///
 /// Creating it needs CAP_WAKE_ALARM (chimed.service grants it and nothing else of the kind); `init` throws EPERM
 /// without it.
-public final class AlarmTimer: WallTimer, @unchecked Sendable {
+public final class AlarmTimer: WallTimer, Sendable {
     private let watch: DescriptorWatch
     private let state = Locked<(armed: Date?, handler: (@Sendable () -> Void)?)>((nil, nil))
 

@@ -7,7 +7,7 @@ import Foundation
 /// request. It never fires here: once the system is awake, this instance's own wall-clock timer delivers.
 ///
 /// Requests go out in order, each replacing the last; one that fails is logged, once until one succeeds again.
-final class RemoteAlarm: WallTimer, @unchecked Sendable {
+final class RemoteAlarm: WallTimer, Sendable {
     private let bus: OnDemandBusConnection
     private let log: any EventLog
     /// One request at a time, in order.

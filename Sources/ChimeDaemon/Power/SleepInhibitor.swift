@@ -5,7 +5,7 @@ import Foundation
 /// Keeps the machine from going back to sleep while deliveries that woke it are in flight: a delay inhibitor of
 /// systemd-logind (`Inhibit("sleep", "chime", why, "delay")` on the system bus), which logind honours by waiting,
 /// up to its `InhibitDelayMaxSec=`, before a suspend until every such inhibitor's descriptor is closed.
-final class SleepInhibitor: SleepHolding, @unchecked Sendable {
+final class SleepInhibitor: SleepHolding, Sendable {
     private let bus: OnDemandBusConnection
     private let log: any EventLog
 

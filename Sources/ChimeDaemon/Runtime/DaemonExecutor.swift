@@ -9,7 +9,7 @@ import Foundation
 /// nothing while nothing is due, so its tasks (deliveries, backends' work, start-up descriptions) run here: a serial
 /// queue targets an overcommitting root queue, whose threads the monitor does not watch. Backends await I/O rather
 /// than compute, so one queue is enough; what computes (loading) runs on threads of its own (`ParallelWork`).
-public final class DaemonExecutor: TaskExecutor, @unchecked Sendable {
+public final class DaemonExecutor: TaskExecutor, Sendable {
     public static let shared = DaemonExecutor()
 
     let queue = DispatchQueue(label: "chimed.tasks", qos: .userInitiated)

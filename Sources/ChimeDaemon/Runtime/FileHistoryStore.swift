@@ -18,7 +18,7 @@ import Glibc
 ///
 /// A flush that fails part-way (ENOSPC) keeps the bytes it did not write; the next flush goes on from there, so the
 /// journal never holds a record twice or one glued to another, and nothing recorded meanwhile is lost.
-public final class FileHistoryStore: HistoryStore, @unchecked Sendable {
+public final class FileHistoryStore: HistoryStore, Sendable {
     static let version: Int64 = 1
 
     /// write(2), or what a test puts in its place to make writes fail part-way.

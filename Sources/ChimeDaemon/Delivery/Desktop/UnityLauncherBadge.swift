@@ -9,7 +9,7 @@ import Foundation
 /// `/com/canonical/unity/launcherentry/<desktop entry, escaped>` with the arguments
 /// `application://<desktopEntry>.desktop` and `{"count": x, "count-visible": b}`; a count of 0 hides the badge.
 /// The signals go out in the order of the calls.
-public final class UnityLauncherBadge: @unchecked Sendable {
+public final class UnityLauncherBadge: Sendable {
     public static let interface = "com.canonical.Unity.LauncherEntry"
     static let pathPrefix = "/com/canonical/unity/launcherentry"
 

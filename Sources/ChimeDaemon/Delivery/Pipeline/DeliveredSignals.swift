@@ -3,7 +3,7 @@ import Foundation
 /// The last stage before the dispatcher: an application's request that goes out is signalled to the application
 /// (`Delivered`), after the focus gate decided, so that an application hears of what was presented: a held
 /// request when it is released, a dropped one never. Bound to the scheduler's queue when given one.
-final class DeliveredSignals: DeliveryDispatching, @unchecked Sendable {
+final class DeliveredSignals: DeliveryDispatching, Sendable {
     private let target: any DeliveryDispatching
     private let signals: ApplicationSignals
     private let queue: DispatchQueue?

@@ -8,7 +8,7 @@ import Foundation
 /// What quiet hours hold stops at the focus gate and goes on from there when it is released, so a badge changes and
 /// an application hears `Delivered` only for what is shown. Built once, stage by stage, each handed the next at
 /// init; the daemon gives the scheduler `head`. Bound to the scheduler's queue.
-final class DeliveryPipeline: @unchecked Sendable {
+final class DeliveryPipeline: Sendable {
     let presentation: PresentationFilter
     let focus: FocusGate
     let badges: DeliveryBadges
