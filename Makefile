@@ -132,8 +132,8 @@ lint:
 # which every other test's chimed would see, the end-to-end test steps it inside its container, the package's test
 # compares the host's /usr, /etc and /var (its container's lower layers) before and after (Xvfb beside it writes
 # /var/lib/xkb), and the soak measures lateness. tools/suite-seconds.* hold each suite's seconds from a run, to deal them out evenly (tools/test-shards
-# --weigh LOG rewrites them). tools/test-passes builds the fuzzers (and runs their smoke run) and the sanitizer's
-# build behind the normal pass, then runs the sanitizer's pass.
+# --weigh LOG rewrites them). tools/test-passes runs lintian and the sanitizer's build behind the normal pass, then
+# the sanitizer's pass with the fuzzers' build and smoke run behind it.
 TEST_WORKERS = 4
 TEST_ALONE = ChimedClockChangeTests ClockChangeMonitorTests SystemdE2ETests PackageE2ETests SoakTests
 export TEST_WORKERS TEST_ALONE
