@@ -34,7 +34,8 @@ RELEASE_FLAGS ?= --static-swift-stdlib
 # Debian packages: for building, and for what the tests run for real.
 # libcurl4-openssl-dev: FoundationNetworking, which the webhook backend (and so chimed) links, needs libcurl.
 # libical-dev: RFC 5545 recurrence rules (RRule=). libdconf-dev: GNOME's do-not-disturb setting, read by chimed.
-BUILD_PACKAGES = libsystemd-dev pkg-config libcurl4-openssl-dev libical-dev libdconf-dev
+# libgstreamer1.0-dev: sound played and rung by chime (ChimeSound).
+BUILD_PACKAGES = libsystemd-dev pkg-config libcurl4-openssl-dev libical-dev libdconf-dev libgstreamer1.0-dev
 # cron: the idle benchmark runs Debian's cron beside chimed (bench/daemon idle).
 BENCH_PACKAGES = cron
 # systemd-container: systemd-nspawn boots a real systemd for the end-to-end test (Tests/E2E/systemd-e2e).
@@ -46,9 +47,13 @@ BENCH_PACKAGES = cron
 # libglib2.0-bin, gsettings-desktop-schemas, dconf-gsettings-backend, dconf-service: GNOME's do-not-disturb setting.
 # zsh, fish: chimectl's completion scripts, run by the real shells. apprise: the apprise backend, run for real.
 # lintian: the Debian package's check (tools/lint-deb, behind the normal pass).
+# pulseaudio, pulseaudio-utils, sox: a private audio server whose output is recorded and measured; the GStreamer
+# plugins decode and play (Ogg Vorbis, WAV, FLAC, MP3, PulseAudio); sound-theme-freedesktop: the sounds named.
 TEST_PACKAGES = systemd systemd-container tzdata python3 openssl dbus-daemon dbus-user-session python3-dbus python3-gi \
 	dunst xvfb imagemagick tesseract-ocr bubblewrap polkitd libglib2.0-bin gsettings-desktop-schemas \
-	dconf-gsettings-backend dconf-service zsh fish apprise lintian
+	dconf-gsettings-backend dconf-service zsh fish apprise lintian \
+	pulseaudio pulseaudio-utils sox gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-pulseaudio \
+	sound-theme-freedesktop
 # dpkg-dev: dpkg-shlibdeps, for the Debian package's dependencies.
 DEB_PACKAGES = dpkg-dev
 # tzdata: the fuzz targets read times in real zones.

@@ -67,6 +67,14 @@ let package = Package(
         // with dconf) and applications' desktop entries (their names, with GIO). GLib comes with them, so only
         // chimed links this, as the webhook backend.
         .target(name: "ChimeGLib", dependencies: ["CDconf", "CGio", "ChimeCore", "ChimeDaemon"]),
+        // GStreamer (its playbin, and GLib's key-file reader for sound themes) from Debian's libgstreamer1.0-dev.
+        .systemLibrary(
+            name: "CGStreamer",
+            pkgConfig: "gstreamer-1.0",
+            providers: [.apt(["libgstreamer1.0-dev"])]
+        ),
+        // Sound through the person's audio server: the XDG sound theme's files, played and rung with GStreamer.
+        .target(name: "ChimeSound", dependencies: ["CGStreamer", "ChimeCore"]),
         .executableTarget(name: "chimed", dependencies: ["ChimeDaemon", "ChimeWebhook", "ChimeGLib"]),
         .executableTarget(name: "chime-calendar", dependencies: ["ChimeCalendar"]),
         .executableTarget(name: "chimectl", dependencies: ["ChimeControl"]),
@@ -91,6 +99,11 @@ let package = Package(
         .testTarget(
             name: "ChimeDaemonTests",
             dependencies: ["ChimeDaemon", "ChimeCore", "ChimePlatform", "ChimeDaemonTestSupport", "ChimeTestSupport"]
+        ),
+        .testTarget(
+            // Sound themes on disk, and sound heard: played to a private PulseAudio and recorded from its monitor.
+            name: "ChimeSoundTests",
+            dependencies: ["ChimeSound", "ChimeCore", "ChimeTestSupport"]
         ),
         .testTarget(
             name: "ChimeCalendarTests",
