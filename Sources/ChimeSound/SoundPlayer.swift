@@ -51,6 +51,9 @@ public final class SoundRinging: Sendable {
 public struct SoundPlayer: Sendable {
     /// How often a playback looks at its stop flag, its fade and its end.
     static let poll = Duration.milliseconds(10)
+    /// How long a playback may take to start before it is given up: an audio server that accepted the stream
+    /// but never takes its samples.
+    static let startLimit = Duration.seconds(5)
 
     public init() {}
 
@@ -58,22 +61,31 @@ public struct SoundPlayer: Sendable {
     @discardableResult
     public func play(_ playback: SoundPlayback, finished: @escaping @Sendable (SoundOutcome) -> Void) -> SoundRinging {
         let ringing = SoundRinging()
-        if let problem = Self.startProblem {
-            finished(.failed(problem))
-            return ringing
-        }
         let thread = Thread {
-            finished(Self.run(playback, ringing: ringing))
+            Self.blockSignals()
+            if let problem = Self.startProblem {
+                finished(.failed(problem))
+            } else {
+                finished(Self.run(playback, ringing: ringing))
+            }
         }
         thread.name = "chimed.sound"
         thread.start()
         return ringing
     }
 
-    /// Why GStreamer could not start, if it could not: started once, at the first playback.
+    /// Blocks every signal on the calling thread, and so on every thread GStreamer and the audio server's client
+    /// library start from it. A process-wide signal goes to any thread that does not block it; one of theirs would
+    /// take SIGHUP or SIGCHLD that chimed (or Foundation's `Process`) waits for on a signal source, and lose it.
+    private static func blockSignals() {
+        var all = sigset_t()
+        sigfillset(&all)
+        pthread_sigmask(SIG_BLOCK, &all, nil)
+    }
+
+    /// Why GStreamer could not start, if it could not: started once, at the first playback, on a playback's thread.
     private static let startProblem: String? = {
-        // The plugin registry is read in this process rather than by a helper GStreamer would spawn: GLib's watch
-        // of that child takes SIGCHLD from the process, and the process's own children would no longer be reaped.
+        // The plugin registry is read in this process rather than by a helper GStreamer would spawn and watch.
         gst_registry_fork_set_enabled(0)
         var error: UnsafeMutablePointer<GError>?
         defer { if let error { g_error_free(error) } }
@@ -100,27 +112,41 @@ public struct SoundPlayer: Sendable {
         chime_gst_set_volume(playbin, fades ? 0 : volume)
         guard let bus = gst_element_get_bus(playbin) else { return .failed("GStreamer gave the pipeline no bus") }
         defer { gst_object_unref(bus) }
-        guard gst_element_set_state(playbin, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE else {
+        let change = gst_element_set_state(playbin, GST_STATE_PLAYING)
+        guard change != GST_STATE_CHANGE_FAILURE else {
             return .failed(problem(on: bus) ?? "cannot play \(playback.file)")
         }
+        // A ring and a fade are timed from when the sound starts, not from when it was asked for: the pipeline
+        // first reads, decodes and hands the audio server its first buffer.
         let clock = ContinuousClock()
-        let started = clock.now
+        let asked = clock.now
+        var started = change == GST_STATE_CHANGE_SUCCESS ? asked : nil
         let wait = GstClockTime(Self.poll.wholeNanoseconds)
-        let ends = GstMessageType(GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue)
+        let messages = GstMessageType(
+            GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_ASYNC_DONE.rawValue)
         while true {
             if ringing.isStopRequested { return .stopped }
-            let elapsed = clock.now - started
-            if let ringingFor = playback.ringing, elapsed >= ringingFor { return .played }
-            if fades {
-                chime_gst_set_volume(playbin, volume * min(1, elapsed / playback.fadeIn))
+            let now = clock.now
+            if let started {
+                let elapsed = now - started
+                if let ringingFor = playback.ringing, elapsed >= ringingFor { return .played }
+                if fades {
+                    chime_gst_set_volume(playbin, volume * min(1, elapsed / playback.fadeIn))
+                }
+            } else if now - asked > Self.startLimit {
+                return .failed("\(playback.file) did not start playing within \(Self.startLimit)")
             }
-            guard let message = gst_bus_timed_pop_filtered(bus, wait, ends) else { continue }
+            guard let message = gst_bus_timed_pop_filtered(bus, wait, messages) else { continue }
             defer { gst_message_unref(message) }
-            if chime_gst_message_type(message) == GST_MESSAGE_ERROR {
+            switch chime_gst_message_type(message) {
+            case GST_MESSAGE_ERROR:
                 return .failed(errorText(of: message) ?? "cannot play \(playback.file)")
+            case GST_MESSAGE_ASYNC_DONE:
+                started = started ?? clock.now
+            default:
+                // The end of the file: once, or again from its start while it rings.
+                guard playback.ringing != nil, chime_gst_rewind(playbin) != 0 else { return .played }
             }
-            // The end of the file: once, or again from its start while it rings.
-            guard playback.ringing != nil, chime_gst_rewind(playbin) != 0 else { return .played }
         }
     }
 

@@ -26,9 +26,16 @@ public final class PrivateAudioServer: Sendable {
                 + "load-module module-null-sink sink_name=recorded\nset-default-sink recorded\n")
         address = "unix:\(directory.path)/native"
         // Its own runtime and home: nothing of a PulseAudio that may run for the person is read or changed.
+        // PulseAudio closes every descriptor it inherits, and Foundation's `Process` takes a child's closed
+        // descriptor for its end: its one reaping thread would wait on the server for good, and no child started
+        // after it would be reaped. A shell keeps that descriptor for it and passes SIGTERM on.
+        let arguments = [
+            "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--system=no", "-F", script,
+        ]
         server = try RunningProcess(
-            "/usr/bin/pulseaudio",
-            ["-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--system=no", "-F", script],
+            "/bin/sh",
+            ["-c", "/usr/bin/pulseaudio \"$@\" & child=$!; trap 'kill $child' TERM; wait $child; wait $child", "sh"]
+                + arguments,
             environment: ["XDG_RUNTIME_DIR": directory.path, "HOME": directory.path, "PULSE_SERVER": address])
         // Ready once its socket is there (pactl, asked before, may start a server of its own).
         let socket = directory.path + "/native"
@@ -42,15 +49,25 @@ public final class PrivateAudioServer: Sendable {
     /// What a client of this server needs in its environment.
     public var environment: [String: String] { ["PULSE_SERVER": address] }
 
-    /// Records the sink's monitor while `body` runs, then returns what was heard.
+    /// Records the sink's monitor while `body` runs, then returns what was heard. `body` starts once the
+    /// recording has its first samples, so the recording's timeline follows the clock from then on.
     public func recording(_ body: () async throws -> Void) async throws -> Recording {
         let file = directory.path + "/recorded-\(UUID().uuidString).wav"
-        // At the server's own rate and channels: a monitor recorded at 8 kHz mono comes out silent.
+        // At the server's own rate and channels: a monitor recorded at 8 kHz mono comes out silent. At a short
+        // latency: at parecord's default the null sink holds two seconds of what is played, and a sound stopped
+        // before it has been heard in full is cut short by that much in the recording.
         let recorder = try RunningProcess(
-            "/usr/bin/parecord", ["--device=recorded.monitor", "--file-format=wav", file],
+            "/usr/bin/parecord", ["--latency-msec=20", "--device=recorded.monitor", "--file-format=wav", file],
             environment: environment)
-        // parecord begins a few hundred milliseconds late (shared/notes/audio-tests.md).
-        try await Task.sleep(for: .milliseconds(700))
+        // Its first samples come a few hundred milliseconds to two seconds after it starts.
+        let started = await eventually(timeout: 10) {
+            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+            return size > 8_192
+        }
+        guard started else {
+            recorder.signal(SIGKILL)
+            throw Failure("parecord recorded nothing: \(recorder.standardError)")
+        }
         try await body()
         recorder.signal(SIGINT)
         recorder.wait(timeout: 5)
@@ -121,7 +138,9 @@ public struct Wave: Sendable {
 
     private static func header(rate: Int, channels: Int, bytes: Int) -> Data {
         var data = Data("RIFF".utf8)
-        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+        }
         append(UInt32(36 + bytes))
         data.append(contentsOf: Array("WAVEfmt ".utf8))
         append(UInt32(16))
@@ -141,7 +160,8 @@ public struct Wave: Sendable {
         let bytes = [UInt8](data)
         func word(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
         func long(_ at: Int) -> Int { word(at) | word(at + 2) << 16 }
-        guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8) else {
+        guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8)
+        else {
             throw PrivateAudioServer.Failure("not a WAV file")
         }
         var channels = 0

@@ -20,7 +20,19 @@ public final class RunningProcess: Sendable {
         process.standardInput = FileHandle.nullDevice
         read(outPipe) { $0.out.append($1) }
         read(errPipe) { $0.err.append($1) }
-        try process.run()
+        try Self.withNoSignalsBlocked { try process.run() }
+    }
+
+    /// Runs `body` with no signal blocked on this thread. A child starts with its parent thread's signal mask,
+    /// and Swift's concurrency threads block SIGHUP, SIGINT and SIGTERM: a program started from one would never
+    /// hear the signal a test sends it to stop, and would be killed only when `wait` gives up.
+    private static func withNoSignalsBlocked<T>(_ body: () throws -> T) rethrows -> T {
+        var none = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        return try body()
     }
 
     /// Appends what arrives on `pipe` to the output with `append`, and leaves `outputEnded` at its end.

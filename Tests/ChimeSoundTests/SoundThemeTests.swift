@@ -20,7 +20,8 @@ struct SoundThemeTests {
             "system/birch/stereo/de/chime.oga": "",
             "system/birch/stereo/quiet.disabled": "",
             "system/birch/stereo/quiet.oga": "",
-            "system/wood/index.theme": "[Sound Theme]\nName=Wood\nComment=c\nDirectories=stereo\n[stereo]\nOutputProfile=stereo\n",
+            "system/wood/index.theme":
+                "[Sound Theme]\nName=Wood\nComment=c\nDirectories=stereo\n[stereo]\nOutputProfile=stereo\n",
             "system/wood/stereo/message-new.oga": "",
             "system/wood/stereo/alarm.oga": "",
             "system/freedesktop/index.theme": "[Sound Theme]\nName=Default\nComment=c\nDirectories=stereo\n"
@@ -33,7 +34,8 @@ struct SoundThemeTests {
         return directory
     }
 
-    static func theme(_ directory: TemporaryDirectory, locale: String? = nil, profile: String = "stereo") -> SoundTheme {
+    static func theme(_ directory: TemporaryDirectory, locale: String? = nil, profile: String = "stereo") -> SoundTheme
+    {
         SoundTheme(
             name: "birch", baseDirectories: [directory.path + "/user", directory.path + "/system"], locale: locale,
             outputProfile: profile)
@@ -68,9 +70,13 @@ struct SoundThemeTests {
             #expect(Self.theme(directory, locale: locale).lookup("chime") == .file(german), "\(locale)")
         }
         #expect(Self.theme(directory, locale: "fr_FR.UTF-8").lookup("chime") != .file(german))
-        #expect(Self.theme(directory, profile: "5.1").lookup("chime") == .file(directory.path + "/system/birch/5.1/chime.oga"))
+        #expect(
+            Self.theme(directory, profile: "5.1").lookup("chime")
+                == .file(directory.path + "/system/birch/5.1/chime.oga"))
         // A profile the theme does not have: stereo.
-        #expect(Self.theme(directory, profile: "7.1").lookup("bell") == .file(directory.path + "/user/birch/stereo/bell.oga"))
+        #expect(
+            Self.theme(directory, profile: "7.1").lookup("bell")
+                == .file(directory.path + "/user/birch/stereo/bell.oga"))
     }
 
     @Test func namesThatArePathsAndThemesThatInheritInALoopAreHarmless() throws {
@@ -99,7 +105,11 @@ struct SoundThemeTests {
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/share/sounds/freedesktop/index.theme")))
     func theInstalledFreedesktopThemeHasTheAlarmAndTheMessageSounds() {
         let theme = SoundTheme(baseDirectories: SoundTheme.baseDirectories(environment: ["HOME": "/nonexistent"]))
-        #expect(theme.lookup("alarm-clock-elapsed") == .file("/usr/share/sounds/freedesktop/stereo/alarm-clock-elapsed.oga"))
-        #expect(theme.lookup("message-new-instant") == .file("/usr/share/sounds/freedesktop/stereo/message-new-instant.oga"))
+        #expect(
+            theme.lookup("alarm-clock-elapsed") == .file("/usr/share/sounds/freedesktop/stereo/alarm-clock-elapsed.oga")
+        )
+        #expect(
+            theme.lookup("message-new-instant") == .file("/usr/share/sounds/freedesktop/stereo/message-new-instant.oga")
+        )
     }
 }
