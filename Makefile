@@ -119,12 +119,14 @@ config-modes:
 RUN_DIR = .build/chime-run
 comma := ,
 RUN_DELIVER = $(if $(wildcard /run/systemd/journal/socket),journal$(comma)stdout,stdout)
+# In a desktop session, a user's instance: it plays the examples' sounds itself through the session's audio server.
+RUN_INSTANCE = $(if $(XDG_RUNTIME_DIR),--user,)
 # The example calendar generator runs chime-calendar, which is found beside chimed.
 run: build config-modes
 	@PATH="$(CURDIR)/.build/debug:$$PATH" .build/debug/chimed --check --config-dir=config \
 		--runtime-dir=$(RUN_DIR)/runtime --state-dir=$(RUN_DIR)/state
 	@echo "Starting chimed in the foreground (Ctrl-C stops it; 'kill -HUP' reloads):"
-	PATH="$(CURDIR)/.build/debug:$$PATH" exec .build/debug/chimed --config-dir=config \
+	PATH="$(CURDIR)/.build/debug:$$PATH" exec .build/debug/chimed $(RUN_INSTANCE) --config-dir=config \
 		--runtime-dir=$(RUN_DIR)/runtime --state-dir=$(RUN_DIR)/state --deliver=$(RUN_DELIVER)
 
 lint:

@@ -74,8 +74,8 @@ let package = Package(
             providers: [.apt(["libgstreamer1.0-dev"])]
         ),
         // Sound through the person's audio server: the XDG sound theme's files, played and rung with GStreamer.
-        .target(name: "ChimeSound", dependencies: ["CGStreamer", "ChimeCore"]),
-        .executableTarget(name: "chimed", dependencies: ["ChimeDaemon", "ChimeWebhook", "ChimeGLib"]),
+        .target(name: "ChimeSound", dependencies: ["CGStreamer", "ChimeCore", "ChimeDaemon"]),
+        .executableTarget(name: "chimed", dependencies: ["ChimeDaemon", "ChimeWebhook", "ChimeGLib", "ChimeSound"]),
         .executableTarget(name: "chime-calendar", dependencies: ["ChimeCalendar"]),
         .executableTarget(name: "chimectl", dependencies: ["ChimeControl"]),
         // Not installed: runs the systemd wrappers in a process of their own for ChimeSystemdTests.

@@ -19,6 +19,15 @@ static inline void chime_gst_disable_video(GstElement *playbin) {
     if (sink != NULL) g_object_set(playbin, "video-sink", sink, NULL);
 }
 
+/// Plays to `factory` (pulsesink): autoaudiosink would fall back to a sink that plays nowhere when no audio server
+/// answers, and a sound that cannot be heard would count as played. Returns whether the factory exists.
+static inline gboolean chime_gst_use_audio_sink(GstElement *playbin, const char *factory) {
+    GstElement *sink = gst_element_factory_make(factory, NULL);
+    if (sink == NULL) return FALSE;
+    g_object_set(playbin, "audio-sink", sink, NULL);
+    return TRUE;
+}
+
 static inline gboolean chime_gst_rewind(GstElement *element) {
     return gst_element_seek_simple(element, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_KEY_UNIT, 0);
 }

@@ -39,10 +39,12 @@ public final class Daemon: @unchecked Sendable {
     ///     switches only.
     ///   - applicationNames: where an application's name is read (its desktop entry), for the bubbles of its
     ///     requests; `nil` names it by its id.
+    ///   - soundPlayer: where a user instance plays sounds itself (`Sound=`, `Ring=`); `nil` leaves them to the
+    ///     desktop's server. The system instance plays none.
     public init(
         options: DaemonOptions, environment: [String: String], factories: BackendFactories = BackendFactories(),
         desktopSettings: (any SettingsDatabase)? = nil, applicationNames: (any ApplicationNames)? = nil,
-        log: any EventLog
+        soundPlayer: (any SoundPlaying)? = nil, log: any EventLog
     ) {
         MallocTuning.forFirstLoad()
         // A bus-activated chimed learns the session bus from the activation (DBUS_STARTER_ADDRESS): its badges and
@@ -67,9 +69,14 @@ public final class Daemon: @unchecked Sendable {
         let signals = ApplicationSignals(queue: queue, log: log)
         let dispatcher = Dispatcher(backends: [], defaultBackends: ["journal"], clock: SystemWallClock(), log: log)
         let wake = SystemWaking.make(instance: options.instance, queue: queue, environment: environment, log: log)
+        let serverSounds = ServerSoundCapability()
+        let isSystem = options.instance == .system
+        let sound = PipelineSound(
+            player: isSystem ? nil : soundPlayer, silenceReason: isSystem ? Self.systemSilence : nil,
+            serverSounds: serverSounds)
         pipeline = DeliveryPipeline(
             dispatcher: dispatcher, heldStore: FileHeldDeliveryStore(directory: options.stateDirectory, log: log),
-            instanceBadge: badge, applicationBadges: appBadges, signals: signals, clock: clock,
+            instanceBadge: badge, applicationBadges: appBadges, signals: signals, sound: sound, clock: clock,
             focusTimer: DispatchWallTimer(queue: queue), sleepHold: wake.sleepHold, queue: queue, log: log)
         let focus = pipeline.focus
         scheduler = Scheduler(
@@ -79,12 +86,13 @@ public final class Daemon: @unchecked Sendable {
             repeatStore: FileRepeatStore(directory: options.stateDirectory, log: log),
             delaySeeds: MachineSeed.delaySeeds(), wake: wake, queue: queue)
         let answers = NotificationAnswers(
-            queue: queue, scheduler: scheduler, signals: signals, clock: clock, log: log, environment: environment)
+            queue: queue, scheduler: scheduler, signals: signals, sounds: pipeline.sounds, clock: clock, log: log,
+            environment: environment)
         let registry = BackendRegistry(
             factories: factories,
             context: BackendContext(
                 log: log, clock: clock, responder: answers, environment: environment,
-                applicationNames: applicationNames))
+                applicationNames: applicationNames, serverSounds: serverSounds))
         let added = AddedRequests(directories: [options.addedDirectory, requests.directory])
         let reporter = ScheduleReporter(
             queue: queue, scheduler: scheduler, focus: focus, badge: badge, messages: messages,
@@ -94,12 +102,12 @@ public final class Daemon: @unchecked Sendable {
             log: log)
         let rebuilder = ScheduleRebuilder(
             options: options, environment: environment, queue: queue, clock: clock, scheduler: scheduler,
-            applier: applier, badge: badge, reporter: reporter, messages: messages, wakeSystemRefusal: wake.refusal,
-            log: log)
+            applier: applier, badge: badge, reporter: reporter, sounds: pipeline.sounds, messages: messages,
+            wakeSystemRefusal: wake.refusal, log: log)
         self.rebuilder = rebuilder
         let center = ApplicationCenter(
             queue: queue, requests: requests, scheduler: scheduler, rebuilder: rebuilder, reporter: reporter,
-            badges: appBadges, registry: registry, clock: clock, environment: environment)
+            badges: appBadges, sounds: pipeline.sounds, registry: registry, clock: clock, environment: environment)
         // The system instance serves users' instances the wake-ups they cannot arm themselves.
         let wakeService =
             options.instance == .system
@@ -110,6 +118,11 @@ public final class Daemon: @unchecked Sendable {
         applications = ApplicationInterface(
             queue: queue, center: center, signals: signals, wake: wakeService, log: log)
     }
+
+    /// Why the system instance plays no sound, for the journal when a notification asks for one.
+    static let systemSilence =
+        "the system instance has no audio session (sounds play in a user's instance, chimed --user, through the "
+        + "user's audio server); the backends get it as a hint only"
 
     /// Starts everything and never returns: the process ends on SIGTERM/SIGINT (exit 0) or a fatal start-up error
     /// (exit 1), such as another chimed already running on the same directories.

@@ -107,6 +107,10 @@ public struct SoundPlayer: Sendable {
         chime_gst_set_uri(playbin, uri)
         g_free(uri)
         chime_gst_disable_video(playbin)
+        // PulseAudio's protocol, which PipeWire's pulse service speaks too.
+        guard chime_gst_use_audio_sink(playbin, "pulsesink") != 0 else {
+            return .failed("GStreamer has no pulsesink: install gstreamer1.0-pulseaudio")
+        }
         let volume = min(max(playback.volume, 0), 1)
         let fades = playback.fadeIn > .zero
         chime_gst_set_volume(playbin, fades ? 0 : volume)

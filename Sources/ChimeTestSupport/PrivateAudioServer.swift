@@ -112,6 +112,23 @@ public struct Recording: Sendable {
         }
     }
 
+    /// The stretches of sound, as times from the recording's start: windows louder than `threshold`, silences
+    /// shorter than `gap` bridged (a ringing sound's return to its start).
+    public func sounds(
+        threshold: Double = 0.01, window: Duration = .milliseconds(20), gap: Duration = .milliseconds(300)
+    ) -> [Range<Duration>] {
+        var stretches: [Range<Duration>] = []
+        for (index, level) in loudness(window: window).enumerated() where level > threshold {
+            let start = window * index
+            if let last = stretches.last, start - last.upperBound < gap {
+                stretches[stretches.count - 1] = last.lowerBound..<start + window
+            } else {
+                stretches.append(start..<start + window)
+            }
+        }
+        return stretches
+    }
+
     /// How long something was audible in all (windows louder than `threshold`).
     public func audible(threshold: Double = 0.01, window: Duration = .milliseconds(50)) -> Duration {
         window * loudness(window: window).filter { $0 > threshold }.count

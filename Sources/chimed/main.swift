@@ -1,6 +1,7 @@
 import ChimeCore
 import ChimeDaemon
 import ChimeGLib
+import ChimeSound
 import ChimeWebhook
 import Foundation
 
@@ -24,7 +25,7 @@ var factories = BackendFactories()
 factories.webhook = { WebhookBackend(settings: $0, context: $1) }
 let daemon = Daemon(
     options: options, environment: environment, factories: factories, desktopSettings: DconfSettings(),
-    applicationNames: DesktopEntryNames(),
+    applicationNames: DesktopEntryNames(), soundPlayer: ThemedSoundPlayer(environment: environment),
     log: JournalEventLog(environment: environment))
 daemon.watchClockAndTimeZone()
 daemon.run()

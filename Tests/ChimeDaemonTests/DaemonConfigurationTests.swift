@@ -322,3 +322,17 @@ import Testing
         #expect(configuration.focus == FocusSettings())
     }
 }
+
+/// chimed.conf's `[Sound]`: read, and a bad value reported on its line with the default kept.
+struct SoundSettingsTests {
+    @Test func theSectionIsReadAndBadValuesKeepTheDefault() {
+        let read = DaemonConfiguration(
+            parsing: "[Sound]\nTheme=ocean\nVolume=65%\nRingLimitSec=3min\n", path: "/etc/chime/chimed.conf")
+        #expect(read.diagnostics.isEmpty, "\(read.diagnostics)")
+        #expect(read.sound.theme == "ocean" && read.sound.volume == 65 && read.sound.ringLimit == .seconds(180))
+        let bad = DaemonConfiguration(
+            parsing: "[Sound]\nTheme=../etc\nVolume=loud\nRingLimitSec=200ms\n", path: "/etc/chime/chimed.conf")
+        #expect(bad.sound == SoundSettings())
+        #expect(bad.diagnostics.map(\.location.line) == [2, 3, 4], "\(bad.diagnostics)")
+    }
+}

@@ -22,12 +22,13 @@ struct ChimedDesktopTests {
 
     /// chimed on the configuration in DIRECTORY/config and the private `bus`, once it said READY=1.
     func startChimed(
-        in directory: TemporaryDirectory, bus: PrivateSessionBus, zone: String, environment: [String: String] = [:]
+        in directory: TemporaryDirectory, bus: PrivateSessionBus, zone: String, environment: [String: String] = [:],
+        arguments: [String] = []
     ) throws -> (RunningProcess, NotifySocket) {
         let notify = try NotifySocket(directory: directory.path)
         try FileManager.default.createDirectory(atPath: directory.path + "/config", withIntermediateDirectories: true)
         let process = try RunningProcess(
-            chimed, Self.arguments(directory),
+            chimed, Self.arguments(directory) + arguments,
             environment: environment.merging(
                 ["NOTIFY_SOCKET": notify.path, "TZ": zone, "DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 })
         let ready = notify.receive(until: { $0.contains("READY=1") }, timeout: 20).last?.contains("READY=1") == true

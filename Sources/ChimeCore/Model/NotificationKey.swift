@@ -6,6 +6,9 @@ enum NotificationKey: String, CaseIterable, Sendable {
     case icon = "Icon"
     case category = "Category"
     case sound = "Sound"
+    case ring = "Ring"
+    case volume = "Volume"
+    case fadeIn = "FadeIn"
     case urgency = "Urgency"
     case interruptionLevel = "InterruptionLevel"
     case action = "Action"
@@ -58,7 +61,7 @@ enum NotificationKey: String, CaseIterable, Sendable {
     }
 
     /// Whether its value is a number, which generators and the application interface may give as one.
-    var takesNumber: Bool { self == .count || self == .badge }
+    var takesNumber: Bool { self == .count || self == .badge || self == .volume }
 
     /// Whether its value is a boolean, which generators and the application interface may give as one.
     var takesBoolean: Bool {

@@ -27,11 +27,44 @@ extension NotificationReader {
         notification.repeats = repeats
     }
 
+    /// `Ring=`, `Volume=`, `FadeIn=`: how chime plays the sound (`SoundStyle`).
+    mutating func readSoundStyle(into notification: inout ScheduledNotification) {
+        var style = SoundStyle()
+        if let entry = single(.ring) {
+            if let ring = SoundStyle.ring(parsing: entry.value) {
+                style.ring = ring
+            } else {
+                error(
+                    valueLocation(of: entry),
+                    "Invalid Ring= '\(entry.value)': expected a time span of a second or more, or until-answered.")
+            }
+        }
+        if let entry = single(.volume) {
+            if let volume = SoundStyle.volume(parsing: entry.value) {
+                style.volume = volume
+            } else {
+                error(
+                    valueLocation(of: entry), "Invalid Volume= '\(entry.value)': expected a percentage from 0 to 100.")
+            }
+        }
+        if let entry = single(.fadeIn) {
+            if let fadeIn = SoundStyle.fadeIn(parsing: entry.value) {
+                style.fadeIn = fadeIn
+            } else {
+                error(
+                    valueLocation(of: entry),
+                    "Invalid FadeIn= '\(entry.value)': expected yes, no, or a time span of at most 10min.")
+            }
+        }
+        if style.needsChime { notification.soundStyle = style }
+    }
+
     mutating func readContent(into notification: inout ScheduledNotification) {
         if let entry = single(.body) { notification.body = loader.sharedTexts?.shared(entry.value) ?? entry.value }
         if let entry = single(.icon) { notification.icon = entry.value }
         if let entry = single(.category) { notification.category = entry.value }
         if let entry = single(.sound) { notification.sound = entry.value }
+        readSoundStyle(into: &notification)
         if let entry = single(.thread) {
             if NotificationLoader.isValidThread(entry.value) {
                 notification.thread = entry.value

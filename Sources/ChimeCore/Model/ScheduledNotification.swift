@@ -88,6 +88,7 @@ public struct ScheduledNotification: Sendable, Equatable {
         var icon: String?
         var category: String?
         var sound: String?
+        var soundStyle = SoundStyle()
         var actions: [Action] = []
         var actionCommands: [String: [String]] = [:]
         var snooze = ScheduledNotification.defaultSnooze
@@ -145,6 +146,11 @@ public struct ScheduledNotification: Sendable, Equatable {
     public var sound: String? {
         get { extrasBox?.value.sound }
         set { extras.sound = newValue }
+    }
+    /// How chime plays `sound` where it plays it itself: `Ring=`, `Volume=`, `FadeIn=`.
+    public var soundStyle: SoundStyle {
+        get { extrasBox?.value.soundStyle ?? Self.noExtras.soundStyle }
+        set { extras.soundStyle = newValue }
     }
     public var actions: [Action] {
         get { extrasBox?.value.actions ?? Self.noExtras.actions }
@@ -257,7 +263,8 @@ public struct ScheduledNotification: Sendable, Equatable {
     private static let triggerOffset = MemoryLayout<ScheduledNotification>.offset(of: \.trigger)!
 
     private static func extrasAreEqual(_ a: Extras, _ b: Extras) -> Bool {
-        a.icon == b.icon && a.category == b.category && a.sound == b.sound && a.actions == b.actions
+        a.icon == b.icon && a.category == b.category && a.sound == b.sound && a.soundStyle == b.soundStyle
+            && a.actions == b.actions
             && a.actionCommands == b.actionCommands && a.snooze == b.snooze && a.badge == b.badge
             && a.backends == b.backends && a.interruptionLevel == b.interruptionLevel && a.thread == b.thread
             && a.repeats == b.repeats && a.dismissAcknowledges == b.dismissAcknowledges && a.timing == b.timing
@@ -265,7 +272,7 @@ public struct ScheduledNotification: Sendable, Equatable {
 
     public static func == (a: ScheduledNotification, b: ScheduledNotification) -> Bool {
         a.id == b.id && a.title == b.title && a.body == b.body && a.icon == b.icon && a.category == b.category
-            && a.sound == b.sound && a.urgency == b.urgency && a.actions == b.actions
+            && a.sound == b.sound && a.soundStyle == b.soundStyle && a.urgency == b.urgency && a.actions == b.actions
             && a.actionCommands == b.actionCommands && a.snooze == b.snooze && a.badge == b.badge
             && a.packedInfo == b.packedInfo
             && a.backends == b.backends && a.isEnabled == b.isEnabled && a.trigger == b.trigger

@@ -93,6 +93,38 @@ struct ConfigurationReader {
         }
     }
 
+    mutating func sound(_ unit: UnitFile, into settings: inout SoundSettings) {
+        for section in unit.sections where section.name == "Sound" {
+            if let entry = single("Theme", in: section) {
+                if SoundSettings.isValidTheme(entry.value) {
+                    settings.theme = entry.value
+                } else {
+                    error(
+                        entry.valueLocation,
+                        "Invalid Theme= '\(entry.value)': expected the name of a sound theme's directory; ignoring.")
+                }
+            }
+            if let entry = single("Volume", in: section) {
+                if let volume = SoundStyle.volume(parsing: entry.value) {
+                    settings.volume = volume
+                } else {
+                    error(
+                        entry.valueLocation,
+                        "Invalid Volume= '\(entry.value)': expected a percentage from 0 to 100; ignoring.")
+                }
+            }
+            if let entry = single("RingLimitSec", in: section), let value = duration(entry) {
+                if value >= .seconds(1) {
+                    settings.ringLimit = value
+                } else {
+                    error(
+                        entry.valueLocation,
+                        "Invalid RingLimitSec= '\(entry.value)': expected a second or more; ignoring.")
+                }
+            }
+        }
+    }
+
     /// The name of a `[Command]`/`[Webhook]` section: `Name=`, or the built-in's; `nil` (and an error) when it is
     /// invalid or belongs to a backend of another type.
     mutating func name(of section: UnitFileSection, builtIn: String, taken: [String]) -> String? {

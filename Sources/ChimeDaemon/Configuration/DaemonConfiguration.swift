@@ -26,6 +26,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// `[Daemon] MinimumInterval=`: the shortest time apart one notification may fire.
     public var minimumInterval = InputLimits.defaultMinimumInterval
     public var presentation = PresentationSettings()
+    public var sound = SoundSettings()
     /// `[Quiet]` and `[Focus]`.
     public var focus = FocusSettings()
     public var desktop = DesktopSettings()
@@ -57,7 +58,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             && a.generatorOutputLimit == b.generatorOutputLimit && a.maximumNotifications == b.maximumNotifications
             && a.maximumRequestsPerApp == b.maximumRequestsPerApp && a.minimumInterval == b.minimumInterval
             && a.maximumRequests == b.maximumRequests && a.maximumRequestBytes == b.maximumRequestBytes
-            && a.presentation == b.presentation
+            && a.presentation == b.presentation && a.sound == b.sound
             && a.focus == b.focus && a.desktop == b.desktop
             && a.commands == b.commands && a.webhooks == b.webhooks && a.apprises == b.apprises && a.paths == b.paths
             && a.diagnostics == b.diagnostics
@@ -79,6 +80,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             "MinimumInterval", "MaxRequests", "MaxRequestBytes",
         ],
         "Presentation": ["Alert", "Sound", "Badge"],
+        "Sound": ["Theme", "Volume", "RingLimitSec"],
         "Focus": ["Passive", "Active", "TimeSensitive", "Release", "FollowDesktop"],
         "Quiet": ["OnCalendar", "LengthSec", "TimeZone"],
         "Desktop": ["AppName", "DesktopEntry", "ExpireSec", "Fallback"],
@@ -234,6 +236,7 @@ extension DaemonConfiguration {
             }
         }
         reader.presentation(unit, into: &presentation)
+        reader.sound(unit, into: &sound)
         reader.focus(unit, into: &focus, systemZone: systemZone)
         for section in unit.sections where section.name == "Desktop" {
             reader.desktop(section, into: &desktop)

@@ -10,8 +10,8 @@ public struct Delivery: Sendable {
     public var missedCount: Int
     /// The badge number after this delivery's `Badge=` took effect, when it has one.
     public var badge: Int?
-    /// chimed.conf `[Presentation] Sound=no`: backends that can make a sound must keep quiet (the desktop backend
-    /// sends no sound hints and asks the server to suppress its own).
+    /// chimed.conf `[Presentation] Sound=no`, or chime plays the sound itself: backends that can make a sound must
+    /// keep quiet (the desktop backend sends no sound hints and asks the server to suppress its own).
     public var isSoundSuppressed = false
     /// Set when this is a re-delivery after the user chose `snooze`.
     public var isSnoozed = false
@@ -104,15 +104,19 @@ public struct BackendContext: Sendable {
     public var environment: [String: String]
     /// Where an application's name is found, for a delivery of its request; `nil` names it by its id.
     public var applicationNames: (any ApplicationNames)?
+    /// Where the desktop backend says whether its server plays sounds, for the sound stage.
+    public var serverSounds: ServerSoundCapability?
 
     public init(
         log: any EventLog, clock: any WallClock, responder: any NotificationResponding,
-        environment: [String: String], applicationNames: (any ApplicationNames)? = nil
+        environment: [String: String], applicationNames: (any ApplicationNames)? = nil,
+        serverSounds: ServerSoundCapability? = nil
     ) {
         self.log = log
         self.clock = clock
         self.responder = responder
         self.environment = environment
         self.applicationNames = applicationNames
+        self.serverSounds = serverSounds
     }
 }

@@ -17,13 +17,16 @@ final class NotificationAnswers: NotificationResponding, Sendable {
     private let environment: [String: String]
     /// Told of each answer to an application's request, on the scheduler's queue.
     private let signals: ApplicationSignals?
+    /// Where an answered notification stops ringing.
+    private let sounds: DeliverySounds?
 
     init(
-        queue: DispatchQueue, scheduler: Scheduler, signals: ApplicationSignals?, clock: any WallClock,
-        log: any EventLog, environment: [String: String]
+        queue: DispatchQueue, scheduler: Scheduler, signals: ApplicationSignals?, sounds: DeliverySounds?,
+        clock: any WallClock, log: any EventLog, environment: [String: String]
     ) {
         self.queue = queue
         self.signals = signals
+        self.sounds = sounds
         self.scheduler = scheduler
         self.clock = clock
         self.log = log
@@ -35,6 +38,7 @@ final class NotificationAnswers: NotificationResponding, Sendable {
     func actionInvoked(_ key: String, delivery: Delivery, backend: String) {
         queue.async { [self] in
             let notification = delivery.notification
+            sounds?.stop([notification.id])
             var fields = Dispatcher.fields(of: delivery, backend: backend) + [("CHIME_ACTION", key)]
             let what: String
             switch key {
@@ -114,8 +118,9 @@ final class NotificationAnswers: NotificationResponding, Sendable {
             DaemonEvent(
                 .closed, "\(delivery.notification.id): \(why) (\(backend))",
                 fields: Dispatcher.fields(of: delivery, backend: backend) + [("CHIME_CLOSE_REASON", String(reason))]))
-        guard reason == 2 else { return }
         queue.async { [self] in
+            sounds?.stop([delivery.notification.id])
+            guard reason == 2 else { return }
             if delivery.notification.dismissAcknowledges {
                 scheduler.acknowledge([delivery.notification.id], by: "the user closing the bubble")
             }

@@ -21,6 +21,10 @@ extension Delivery {
         add("icon", notification.icon)
         add("category", notification.category)
         add("sound", notification.sound)
+        let style = notification.soundStyle
+        add("ring", SoundStyle.text(of: style.ring))
+        if let volume = style.volume { members.append(("volume", .number(Int64(volume)))) }
+        if style.fadeIn > .zero { members.append(("fade_in_usec", .number(style.fadeIn.wholeMicroseconds))) }
         add("thread", notification.thread)
         if !notification.actions.isEmpty {
             members.append(
@@ -85,6 +89,13 @@ extension Delivery {
         notification.icon = object["icon"] as? String
         notification.category = object["category"] as? String
         notification.sound = object["sound"] as? String
+        var style = SoundStyle()
+        if let ring = object["ring"] as? String { style.ring = SoundStyle.ring(parsing: ring) ?? .once }
+        if let volume = (object["volume"] as? NSNumber)?.intValue, (0...100).contains(volume) { style.volume = volume }
+        if let fadeIn = (object["fade_in_usec"] as? NSNumber)?.int64Value, fadeIn > 0, fadeIn <= 600_000_000 {
+            style.fadeIn = .microseconds(fadeIn)
+        }
+        if style.needsChime { notification.soundStyle = style }
         notification.thread = object["thread"] as? String
         notification.actions = (object["actions"] as? [[String]] ?? []).compactMap { pair in
             pair.count == 2 ? ScheduledNotification.Action(key: pair[0], label: pair[1]) : nil

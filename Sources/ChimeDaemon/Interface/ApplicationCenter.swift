@@ -53,13 +53,16 @@ final class ApplicationCenter: @unchecked Sendable {
     private let registry: BackendRegistry
     private let clock: any WallClock
     private let environment: [String: String]
+    /// Where an application's notification stops ringing when it removes or acknowledges it.
+    private let sounds: DeliverySounds?
 
     init(
         queue: DispatchQueue, requests: ApplicationRequests, scheduler: Scheduler, rebuilder: any RequestRebuilding,
-        reporter: any RequestReporting, badges: ApplicationBadges, registry: BackendRegistry, clock: any WallClock,
-        environment: [String: String]
+        reporter: any RequestReporting, badges: ApplicationBadges, sounds: DeliverySounds? = nil,
+        registry: BackendRegistry, clock: any WallClock, environment: [String: String]
     ) {
         self.queue = queue
+        self.sounds = sounds
         self.requests = requests
         quota = ApplicationRequestQuota(requests: requests, queue: queue)
         self.scheduler = scheduler
@@ -125,6 +128,11 @@ final class ApplicationCenter: @unchecked Sendable {
     func removeDelivered(appID: String, ids: [String]?, done: @escaping @Sendable () -> Void) {
         onQueueInOrder {
             let shown = ShownRequests(backends: self.registry.showing, appID: appID)
+            if let ids {
+                self.sounds?.stop(Set(ids.map { ApplicationRequests.scheduleID(appID: appID, id: $0) }))
+            } else {
+                self.sounds?.stop(prefix: ApplicationRequests.scheduleID(appID: appID, id: ""))
+            }
             Task {
                 await shown.close(ids)
                 done()
@@ -137,6 +145,7 @@ final class ApplicationCenter: @unchecked Sendable {
     func acknowledge(appID: String, ids: [String], done: @escaping @Sendable () -> Void) {
         onQueueInOrder {
             let scheduleIDs = Set(ids.map { ApplicationRequests.scheduleID(appID: appID, id: $0) })
+            self.sounds?.stop(scheduleIDs)
             self.scheduler.acknowledge(scheduleIDs, by: "the application \(appID)")
             done()
         }

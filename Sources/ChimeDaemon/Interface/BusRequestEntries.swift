@@ -33,6 +33,10 @@ public enum BusRequestEntries {
         add("Icon", notification.icon)
         add("Category", notification.category)
         add("Sound", notification.sound)
+        let style = notification.soundStyle
+        add("Ring", SoundStyle.text(of: style.ring))
+        add("Volume", style.volume.map { "\($0)%" })
+        add("FadeIn", style.fadeIn == .zero ? nil : Timespan(style.fadeIn)?.description)
         add("Thread", notification.thread)
         if !notification.repeats.isEmpty {
             add(

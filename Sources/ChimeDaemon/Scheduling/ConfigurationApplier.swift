@@ -41,7 +41,8 @@ final class ConfigurationApplier: @unchecked Sendable {
     ) {
         dispatchPrecondition(condition: .onQueue(queue))
         configuration = loaded
-        pipeline.configure(presentation: loaded.presentation, desktopEntry: loaded.desktop.desktopEntry)
+        pipeline.configure(
+            presentation: loaded.presentation, sound: loaded.sound, desktopEntry: loaded.desktop.desktopEntry)
         for problem in loaded.diagnostics { log.record(DaemonEvent.configurationProblem(problem)) }
         let backends = registry.backends(for: loaded)
         let names = Set(backends.map(\.name))

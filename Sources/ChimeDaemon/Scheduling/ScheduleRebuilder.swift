@@ -21,6 +21,8 @@ final class ScheduleRebuilder: @unchecked Sendable {
     private let applier: ConfigurationApplier
     private let badge: InstanceBadge
     private let reporter: ScheduleReporter
+    /// Where an acknowledged notification (`chimectl ack`) stops ringing.
+    private let sounds: DeliverySounds?
     private let messages: ServiceManagerMessages
     private let log: any EventLog
 
@@ -41,8 +43,9 @@ final class ScheduleRebuilder: @unchecked Sendable {
     init(
         options: DaemonOptions, environment: [String: String], queue: DispatchQueue, clock: any WallClock,
         scheduler: Scheduler, applier: ConfigurationApplier, badge: InstanceBadge, reporter: ScheduleReporter,
-        messages: ServiceManagerMessages, wakeSystemRefusal: String?, log: any EventLog
+        sounds: DeliverySounds?, messages: ServiceManagerMessages, wakeSystemRefusal: String?, log: any EventLog
     ) {
+        self.sounds = sounds
         self.options = options
         self.environment = environment
         self.queue = queue
@@ -168,7 +171,10 @@ final class ScheduleRebuilder: @unchecked Sendable {
                 scheduler.install(loaded, keepingPending: keepingPending)
             }
             let acknowledged = AcknowledgementRequests(stateDirectory: options.stateDirectory).take()
-            if !acknowledged.isEmpty { scheduler.acknowledge(acknowledged, by: "chimectl ack") }
+            if !acknowledged.isEmpty {
+                sounds?.stop(acknowledged)
+                scheduler.acknowledge(acknowledged, by: "chimectl ack")
+            }
             discarded.reuse = reuse
             reuse = ScheduleReuse(loaded)
             loadQueue.async {

@@ -34,7 +34,9 @@ public actor DesktopBackend: ShowingBackend {
     private var connecting: Task<BusConnection, any Error>?
     private var signalSink: AsyncStream<DesktopSignal>.Continuation?
     /// The server's capabilities (in its order), until it changes.
-    private var capabilities: [String]?
+    private var capabilities: [String]? {
+        didSet { context.serverSounds?.learn(capabilities) }
+    }
     /// The unique bus name of the server that answered the last `Notify`: signals from others are not ours.
     private var serverOwner: String?
     private var bubbles = BubbleMap(limit: bubbleLimit)

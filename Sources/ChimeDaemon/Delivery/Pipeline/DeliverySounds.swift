@@ -1,0 +1,170 @@
+import ChimeCore
+import Foundation
+
+/// The sound stage, after the application signals and before the dispatcher: a delivery with `Sound=` that chime
+/// plays itself (the user instance, through its `SoundPlaying`) starts ringing here, and goes on to the backends
+/// asking them for quiet (`Delivery.isSoundSuppressed`), so that it is heard once. A plain short sound going to a
+/// desktop server that plays sounds (`ServerSoundCapability`) is left to that server.
+///
+/// What the stages before kept back (quiet hours, `[Presentation] Sound=no`) never gets here, so it never rings; a
+/// delivery that passes quiet (`critical`, a `time-sensitive` one by `[Focus]`) rings. A sound rings until its
+/// `Ring=` is over or the notification is answered (`stop`): clicked, dismissed, closed, acknowledged, removed. A
+/// notification rings once at a time: its next delivery (a repeat) stops the last one's sound and starts again.
+///
+/// Bound to the scheduler's queue when given one, as the stages around it are.
+final class DeliverySounds: DeliveryDispatching, @unchecked Sendable {
+    private let target: any DeliveryDispatching
+    private let dispatcher: Dispatcher
+    private let player: (any SoundPlaying)?
+    /// Why this instance plays no sound, said once for each notification that has one; `nil` to leave the sound to
+    /// the backends without a word (a user instance without a player, as in tests).
+    private let silenceReason: String?
+    private let serverSounds: ServerSoundCapability?
+    private let log: any EventLog
+    private let queue: DispatchQueue?
+
+    private var settings = SoundSettings()
+    /// What rings now, by notification id.
+    private var ringing: [String: Ringing] = [:]
+    private var nextToken: UInt64 = 0
+    /// The last reason a sound could not be played: the same again (no audio server, every time) is not logged again
+    /// until a sound plays.
+    private var lastFailure: String?
+    private var warnedSilent: Set<String> = []
+
+    private struct Ringing {
+        var token: UInt64
+        var sound: any SoundStopping
+    }
+
+    /// - Parameters:
+    ///   - target: the next stage (the dispatcher).
+    ///   - dispatcher: where the backends a delivery goes to are named.
+    ///   - player: where chime's own sounds play; `nil` when this instance plays none.
+    ///   - silenceReason: why there is no player, for the journal (the system instance); `nil` says nothing.
+    ///   - queue: the queue it is used on; tests that call it directly give none.
+    init(
+        target: any DeliveryDispatching, dispatcher: Dispatcher, player: (any SoundPlaying)?, silenceReason: String?,
+        serverSounds: ServerSoundCapability?, log: any EventLog, queue: DispatchQueue? = nil
+    ) {
+        self.target = target
+        self.dispatcher = dispatcher
+        self.player = player
+        self.silenceReason = silenceReason
+        self.serverSounds = serverSounds
+        self.log = log
+        self.queue = queue
+    }
+
+    private func onQueue() {
+        if let queue { dispatchPrecondition(condition: .onQueue(queue)) }
+    }
+
+    /// Takes chimed.conf's `[Sound]` as a rebuild read it.
+    func configure(_ settings: SoundSettings) {
+        onQueue()
+        self.settings = settings
+    }
+
+    func dispatch(
+        _ delivery: Delivery, backendFinished: @escaping @Sendable (String) -> Void,
+        finished: @escaping @Sendable () -> Void
+    ) {
+        onQueue()
+        var delivery = delivery
+        if let request = request(for: delivery), let player {
+            start(request, of: delivery, on: player)
+            delivery.isSoundSuppressed = true
+        }
+        target.dispatch(delivery, backendFinished: backendFinished, finished: finished)
+    }
+
+    /// What chime plays for `delivery`, or `nil` when it plays nothing.
+    func request(for delivery: Delivery) -> SoundRequest? {
+        let notification = delivery.notification
+        guard let sound = notification.sound, !delivery.isSoundSuppressed else { return nil }
+        let style = notification.soundStyle
+        guard player != nil else {
+            if let silenceReason, warnedSilent.insert(notification.id).inserted {
+                log.record(
+                    DaemonEvent(
+                        .systemError, "\(notification.id): Sound= is not played: \(silenceReason).",
+                        fields: Dispatcher.fields(of: delivery, backend: nil) + [("CHIME_SOUND", sound)],
+                        priority: .warning))
+            }
+            return nil
+        }
+        if !style.needsChime, serverSounds?.playsSounds == true,
+            dispatcher.backendNames(for: notification).contains("desktop")
+        {
+            return nil
+        }
+        let name =
+            sound != "default" ? sound : style.ring == .once ? Self.messageSound : Self.alarmSound
+        let ringing: Duration? =
+            switch style.ring {
+            case .once: nil
+            case .span(let span): min(span, settings.ringLimit)
+            case .untilAnswered: settings.ringLimit
+            }
+        return SoundRequest(
+            sound: name, theme: settings.theme, volume: style.volume ?? settings.volume, ringing: ringing,
+            fadeIn: style.fadeIn)
+    }
+
+    /// The XDG sound naming specification's sound for a new message, which `Sound=default` plays.
+    static let messageSound = "message-new-instant"
+    /// Its alarm clock's, which `Sound=default` plays when it rings (`Ring=`).
+    static let alarmSound = "alarm-clock-elapsed"
+
+    private func start(_ request: SoundRequest, of delivery: Delivery, on player: any SoundPlaying) {
+        let id = delivery.notification.id
+        ringing.removeValue(forKey: id)?.sound.stop()
+        nextToken &+= 1
+        let token = nextToken
+        let queue = self.queue
+        let sound = player.play(request) { [weak self] ending in
+            guard let self else { return }
+            guard let queue else {
+                return self.ended(id: id, token: token, ending: ending, delivery: delivery, request: request)
+            }
+            queue.async { self.ended(id: id, token: token, ending: ending, delivery: delivery, request: request) }
+        }
+        ringing[id] = Ringing(token: token, sound: sound)
+    }
+
+    private func ended(id: String, token: UInt64, ending: SoundEnding, delivery: Delivery, request: SoundRequest) {
+        onQueue()
+        if ringing[id]?.token == token { ringing[id] = nil }
+        guard case .failed(let reason) = ending else {
+            lastFailure = nil
+            return
+        }
+        guard reason != lastFailure else { return }
+        lastFailure = reason
+        log.record(
+            DaemonEvent(
+                .systemError, "\(id): the sound '\(request.sound)' was not played: \(reason)",
+                fields: Dispatcher.fields(of: delivery, backend: nil) + [
+                    ("CHIME_SOUND", request.sound), ("CHIME_ERROR", reason),
+                ], priority: .warning))
+    }
+
+    /// Whether notification `id` is ringing now.
+    func isRinging(_ id: String) -> Bool {
+        onQueue()
+        return ringing[id] != nil
+    }
+
+    /// Silences the notifications `ids`: they were answered.
+    func stop(_ ids: Set<String>) {
+        onQueue()
+        for id in ids { ringing.removeValue(forKey: id)?.sound.stop() }
+    }
+
+    /// Silences every notification whose id begins with `prefix` (an application's, `APP_ID:`).
+    func stop(prefix: String) {
+        onQueue()
+        stop(Set(ringing.keys.filter { $0.hasPrefix(prefix) }))
+    }
+}
