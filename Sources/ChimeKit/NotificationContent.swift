@@ -8,6 +8,12 @@ public struct NotificationContent: Sendable, Equatable {
     /// `Badge=`: `N`, `+N`, `-N` or `clear`; this application's launcher badge.
     public var badge: String?
     public var sound: String?
+    /// `Ring=`: how long the sound rings (`30s`), or `until-answered`; the alarm of a clock app.
+    public var ring: String?
+    /// `Volume=`: how loud chime plays the sound, `0%` to `100%`.
+    public var volume: String?
+    /// `FadeIn=`: how long the volume rises from silence (`20s`), or `yes`.
+    public var fadeIn: String?
     public var icon: String?
     public var category: String?
     /// `Urgency=`: `low`, `normal` or `critical`.
@@ -29,8 +35,12 @@ public struct NotificationContent: Sendable, Equatable {
         title: String, body: String? = nil, badge: String? = nil, sound: String? = nil, icon: String? = nil,
         category: String? = nil, urgency: String? = nil, actions: [(key: String, label: String)] = [],
         userInfo: [(key: String, value: String)] = [], interruptionLevel: String? = nil,
-        threadIdentifier: String? = nil, repeats: String? = nil
+        threadIdentifier: String? = nil, repeats: String? = nil, ring: String? = nil, volume: String? = nil,
+        fadeIn: String? = nil
     ) {
+        self.ring = ring
+        self.volume = volume
+        self.fadeIn = fadeIn
         self.title = title
         self.body = body
         self.badge = badge
@@ -51,7 +61,7 @@ public struct NotificationContent: Sendable, Equatable {
         for (key, value) in [
             ("Body", body), ("Badge", badge), ("Sound", sound), ("Icon", icon), ("Category", category),
             ("Urgency", urgency), ("InterruptionLevel", interruptionLevel), ("Thread", threadIdentifier),
-            ("Repeat", repeats),
+            ("Repeat", repeats), ("Ring", ring), ("Volume", volume), ("FadeIn", fadeIn),
         ] {
             if let value { entries.append((key, .string(value))) }
         }
@@ -78,13 +88,15 @@ public struct NotificationContent: Sendable, Equatable {
             icon: text("Icon"), category: text("Category"), urgency: text("Urgency"),
             actions: list("Action", separator: ":").map { (key: $0.0, label: $0.1) },
             userInfo: list("Info", separator: "=").map { (key: $0.0, value: $0.1) },
-            interruptionLevel: text("InterruptionLevel"), threadIdentifier: text("Thread"), repeats: text("Repeat"))
+            interruptionLevel: text("InterruptionLevel"), threadIdentifier: text("Thread"), repeats: text("Repeat"),
+            ring: text("Ring"), volume: text("Volume"), fadeIn: text("FadeIn"))
     }
 
     public static func == (a: NotificationContent, b: NotificationContent) -> Bool {
         a.title == b.title && a.body == b.body && a.badge == b.badge && a.sound == b.sound && a.icon == b.icon
             && a.category == b.category && a.urgency == b.urgency && a.interruptionLevel == b.interruptionLevel
-            && a.threadIdentifier == b.threadIdentifier && a.repeats == b.repeats
+            && a.threadIdentifier == b.threadIdentifier && a.repeats == b.repeats && a.ring == b.ring
+            && a.volume == b.volume && a.fadeIn == b.fadeIn
             && a.actions.map(\.key) == b.actions.map(\.key) && a.actions.map(\.label) == b.actions.map(\.label)
             && a.userInfo.map(\.key) == b.userInfo.map(\.key) && a.userInfo.map(\.value) == b.userInfo.map(\.value)
     }

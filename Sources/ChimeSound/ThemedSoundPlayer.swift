@@ -1,5 +1,6 @@
 import ChimeCore
 import ChimeDaemon
+import Glibc
 
 /// chimed's player (`SoundPlaying`): a sound name is looked up in the request's XDG sound theme (which inherits
 /// `freedesktop`) in the language of the locale, a path is taken as it is, and `SoundPlayer` plays the file.
@@ -42,13 +43,29 @@ public struct ThemedSoundPlayer: SoundPlaying {
 
     /// The file to play; `nil` when the theme turns the sound off.
     private func locate(_ request: SoundRequest) -> Result<String?, Unplayable> {
+        guard let file = find(request) else { return .success(nil) }
+        return file.flatMap { path in
+            // Opening a FIFO would block the playback for good, and a device such as /dev/zero never ends.
+            var status = stat()
+            guard stat(path, &status) == 0 else {
+                return .failure(Unplayable(reason: "cannot read \(path): \(String(cString: strerror(errno)))"))
+            }
+            guard status.st_mode & S_IFMT == S_IFREG else {
+                return .failure(Unplayable(reason: "\(path) is not a regular file"))
+            }
+            return .success(path)
+        }
+    }
+
+    /// The file a request names: a path as it is, a name through the theme; `nil` when the theme turns it off.
+    private func find(_ request: SoundRequest) -> Result<String, Unplayable>? {
         if request.sound.hasPrefix("/") { return .success(request.sound) }
         let theme = SoundTheme(
             name: request.theme, baseDirectories: SoundTheme.baseDirectories(environment: environment),
             locale: SoundTheme.locale(environment: environment))
         switch theme.lookup(request.sound) {
         case .file(let path): return .success(path)
-        case .disabled: return .success(nil)
+        case .disabled: return nil
         case nil:
             return .failure(
                 Unplayable(

@@ -20,6 +20,14 @@ struct SoundStyleTests {
         #expect(SoundStyle.text(of: .untilAnswered) == "until-answered")
     }
 
+    @Test func aRingWithoutASoundIsAWarning() {
+        let text = "[Notification]\nTitle=Tea\nRing=30s\n[Trigger]\nAt=2026-10-28 07:00\n"
+        let result = NotificationLoader(systemZone: .utc, zones: .system).load(
+            UnitFile(parsing: text, path: "tea.notification"), id: "tea", path: "tea.notification")
+        #expect(!result.hasErrors)
+        #expect(result.diagnostics.map(\.location.line) == [3], "\(result.diagnostics)")
+    }
+
     @Test(arguments: [
         ("Ring=500ms\n", "Invalid Ring= '500ms'"), ("Ring=forever\n", "Invalid Ring= 'forever'"),
         ("Ring=infinity\n", "Invalid Ring= 'infinity'"), ("Volume=101\n", "Invalid Volume= '101'"),

@@ -87,6 +87,7 @@ struct DeliverySoundsTests {
             ])
         // Played by chime: the backends are asked for quiet.
         #expect(stage.passed.deliveries.map(\.isSoundSuppressed) == [true, true, true])
+        #expect(stage.passed.deliveries.map(\.isRinging) == [false, true, true])
     }
 
     @Test func aServerThatPlaysSoundsGetsThePlainShortOnesIfTheyGoToTheDesktop() {
@@ -118,6 +119,14 @@ struct DeliverySoundsTests {
         stage.sounds.stop(prefix: "org.example.App:")
         #expect(stage.player.sounds.last?.isStopped == true)
         #expect(stage.sounds.isRinging("pills"))
+    }
+
+    @Test func aBurstRingsTheNewestFewAndStopsTheRest() {
+        let stage = Stage()
+        for index in 0..<10 { stage.deliver("alarm-\(index)", "Sound=default\nRing=until-answered\n") }
+        let stopped = stage.player.sounds.map(\.isStopped)
+        let limit = DeliverySounds.maximumRinging
+        #expect(stopped == Array(repeating: true, count: 10 - limit) + Array(repeating: false, count: limit))
     }
 
     @Test func whatIsSilencedOrHasNoSoundIsNotPlayed() {

@@ -25,7 +25,9 @@ import Testing
         let exam = NotificationRequest(identifier: "exam", content: content, trigger: .date(inAnHour))
         #expect(try await center.add(exam) == inAnHour)
         let weekly = NotificationRequest(
-            identifier: "weekly", content: NotificationContent(title: "Week ahead"),
+            identifier: "weekly",
+            content: NotificationContent(
+                title: "Week ahead", sound: "default", ring: "until-answered", volume: "80%", fadeIn: "20s"),
             trigger: .calendar(["Mon 07:00"], timeZone: "Europe/Berlin"))
         let weeklyNext = try #require(try await center.add(weekly))
         #expect(weeklyNext > Date())

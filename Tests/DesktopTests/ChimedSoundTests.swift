@@ -105,6 +105,9 @@ struct ChimedSoundTests {
             #expect(hints["suppress-sound"] as? Bool == true, "\(hints)")
             #expect(hints["sound-file"] == nil && hints["sound-name"] == nil, "\(hints)")
         }
+        // The ringing bubbles stay until they are answered.
+        #expect(desk.calls("Tea").first?["expire_timeout"] as? Int == 0)
+        #expect(desk.calls("Alarm").first?["expire_timeout"] as? Int == 0)
     }
 
     @Test func aServerThatPlaysSoundsPlaysAShortOneAndChimeDoesNot() async throws {

@@ -56,7 +56,13 @@ extension NotificationReader {
                     "Invalid FadeIn= '\(entry.value)': expected yes, no, or a time span of at most 10min.")
             }
         }
-        if style.needsChime { notification.soundStyle = style }
+        guard style.needsChime else { return }
+        notification.soundStyle = style
+        if notification.sound == nil, let entry = single(.ring) ?? single(.volume) ?? single(.fadeIn) {
+            warning(
+                valueLocation(of: entry),
+                "\(entry.key.rawValue)= has no sound to ring without Sound=; give Sound=default for the theme's alarm.")
+        }
     }
 
     mutating func readContent(into notification: inout ScheduledNotification) {

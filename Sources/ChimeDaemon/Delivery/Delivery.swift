@@ -13,6 +13,8 @@ public struct Delivery: Sendable {
     /// chimed.conf `[Presentation] Sound=no`, or chime plays the sound itself: backends that can make a sound must
     /// keep quiet (the desktop backend sends no sound hints and asks the server to suppress its own).
     public var isSoundSuppressed = false
+    /// chime rings its sound (`Ring=`) while it is shown: a bubble stays until it is answered.
+    public var isRinging = false
     /// Set when this is a re-delivery after the user chose `snooze`.
     public var isSnoozed = false
     /// Which repeat of `Repeat=` this is (1 for the first); 0 for a delivery that is not a repeat.

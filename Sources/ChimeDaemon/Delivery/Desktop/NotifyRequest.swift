@@ -75,7 +75,9 @@ struct NotifyRequest: Sendable, Equatable {
                     Hint(key: "sound-name", value: .string(sound == "default" ? Self.defaultSoundName : sound)))
             }
         }
-        expireTimeout = settings.expire.map(Self.milliseconds) ?? -1
+        // A bubble stays while its sound rings: an alarm is answered on it, and its expiry would silence it.
+        expireTimeout =
+            delivery.isRinging ? 0 : settings.expire.map(Self.milliseconds) ?? -1
     }
 
     /// The specification's urgency levels: 0 low, 1 normal, 2 critical.

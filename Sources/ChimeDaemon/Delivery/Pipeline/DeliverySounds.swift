@@ -37,6 +37,10 @@ final class DeliverySounds: DeliveryDispatching, @unchecked Sendable {
         var sound: any SoundStopping
     }
 
+    /// The most sounds that ring at once: a burst of deliveries (a hundred requests an application added for the same
+    /// minute) would otherwise start a pipeline and a thread for each. The newest rings; the oldest makes way.
+    static let maximumRinging = 4
+
     /// - Parameters:
     ///   - target: the next stage (the dispatcher).
     ///   - dispatcher: where the backends a delivery goes to are named.
@@ -75,6 +79,7 @@ final class DeliverySounds: DeliveryDispatching, @unchecked Sendable {
         if let request = request(for: delivery), let player {
             start(request, of: delivery, on: player)
             delivery.isSoundSuppressed = true
+            delivery.isRinging = request.ringing != nil
         }
         target.dispatch(delivery, backendFinished: backendFinished, finished: finished)
     }
@@ -120,6 +125,9 @@ final class DeliverySounds: DeliveryDispatching, @unchecked Sendable {
     private func start(_ request: SoundRequest, of delivery: Delivery, on player: any SoundPlaying) {
         let id = delivery.notification.id
         ringing.removeValue(forKey: id)?.sound.stop()
+        while ringing.count >= Self.maximumRinging, let oldest = ringing.min(by: { $0.value.token < $1.value.token }) {
+            ringing.removeValue(forKey: oldest.key)?.sound.stop()
+        }
         nextToken &+= 1
         let token = nextToken
         let queue = self.queue
