@@ -48,12 +48,13 @@ BENCH_PACKAGES = cron
 # zsh, fish: chimectl's completion scripts, run by the real shells. apprise: the apprise backend, run for real.
 # lintian: the Debian package's check (tools/lint-deb, behind the normal pass).
 # pulseaudio, pulseaudio-utils, sox: a private audio server whose output is recorded and measured; the GStreamer
-# plugins decode and play (Ogg Vorbis, WAV, FLAC, MP3, PulseAudio); sound-theme-freedesktop: the sounds named.
+# plugins decode and play (Ogg Vorbis, WAV, FLAC, MP3, PulseAudio); sound-theme-freedesktop: the sounds named;
+# espeak-ng: Speak=.
 TEST_PACKAGES = systemd systemd-container tzdata python3 openssl dbus-daemon dbus-user-session python3-dbus python3-gi \
 	dunst xvfb imagemagick tesseract-ocr bubblewrap polkitd libglib2.0-bin gsettings-desktop-schemas \
 	dconf-gsettings-backend dconf-service zsh fish apprise lintian \
 	pulseaudio pulseaudio-utils sox gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-pulseaudio \
-	sound-theme-freedesktop
+	sound-theme-freedesktop espeak-ng
 # dpkg-dev: dpkg-shlibdeps, for the Debian package's dependencies.
 DEB_PACKAGES = dpkg-dev
 # tzdata: the fuzz targets read times in real zones.

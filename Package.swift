@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(
             // Sound themes on disk, and sound heard: played to a private PulseAudio and recorded from its monitor.
             name: "ChimeSoundTests",
-            dependencies: ["ChimeSound", "ChimeCore", "ChimeTestSupport"]
+            dependencies: ["ChimeSound", "ChimeCore", "ChimeDaemon", "ChimeTestSupport"]
         ),
         .testTarget(
             name: "ChimeCalendarTests",

@@ -48,6 +48,8 @@ struct AddCommand: Command {
           --icon=NAME, --sound=NAME, --urgency=low|normal|critical, --badge=N|+N|-N|clear
           --ring=SPAN|until-answered, --volume=PERCENT, --fade-in=SPAN|yes
                                 how the sound rings where chimed plays it ('30s', '80%')
+          --speak=yes, --language=LANG
+                                read the title and body aloud, in LANG ('de'); default: the locale's
           --interruption-level=passive|active|time-sensitive|critical
                                 how much it may interrupt; quiet hours decide by it
           --thread=NAME         the thread it belongs to: one bubble per thread on the desktop

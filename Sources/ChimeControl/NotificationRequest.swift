@@ -30,7 +30,8 @@ struct NotificationRequest {
 
     static let valued: Set<String> = [
         "in", "at", "timezone", "on-calendar", "every", "count", "from", "until", "title", "body", "icon", "sound",
-        "ring", "volume", "fade-in", "urgency", "interruption-level", "action", "badge", "info", "deliver", "thread",
+        "ring", "volume", "fade-in", "speak", "language", "urgency", "interruption-level", "action", "badge", "info",
+        "deliver", "thread",
         "repeat", "rrule", "rdate",
         "exdate", "randomized-delay", "accuracy",
     ]
@@ -75,6 +76,8 @@ struct NotificationRequest {
         try Self.assign(&writer, "Ring", arguments.value("ring"), option: "--ring", lines: &lines)
         try Self.assign(&writer, "Volume", arguments.value("volume"), option: "--volume", lines: &lines)
         try Self.assign(&writer, "FadeIn", arguments.value("fade-in"), option: "--fade-in", lines: &lines)
+        try Self.assign(&writer, "Speak", arguments.value("speak"), option: "--speak", lines: &lines)
+        try Self.assign(&writer, "Language", arguments.value("language"), option: "--language", lines: &lines)
         try Self.assign(&writer, "Thread", arguments.value("thread"), option: "--thread", lines: &lines)
         try Self.assign(&writer, "Repeat", arguments.value("repeat"), option: "--repeat", lines: &lines)
         try Self.assign(

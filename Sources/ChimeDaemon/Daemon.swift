@@ -73,7 +73,7 @@ public final class Daemon: @unchecked Sendable {
         let isSystem = options.instance == .system
         let sound = PipelineSound(
             player: isSystem ? nil : soundPlayer, silenceReason: isSystem ? Self.systemSilence : nil,
-            serverSounds: serverSounds)
+            serverSounds: serverSounds, environment: environment)
         pipeline = DeliveryPipeline(
             dispatcher: dispatcher, heldStore: FileHeldDeliveryStore(directory: options.stateDirectory, log: log),
             instanceBadge: badge, applicationBadges: appBadges, signals: signals, sound: sound, clock: clock,

@@ -14,6 +14,10 @@ public struct NotificationContent: Sendable, Equatable {
     public var volume: String?
     /// `FadeIn=`: how long the volume rises from silence (`20s`), or `yes`.
     public var fadeIn: String?
+    /// `Speak=`: `yes` reads the title and body aloud.
+    public var speak: String?
+    /// `Language=`: the language they are read in (`de`, `en-GB`).
+    public var language: String?
     public var icon: String?
     public var category: String?
     /// `Urgency=`: `low`, `normal` or `critical`.
@@ -36,8 +40,10 @@ public struct NotificationContent: Sendable, Equatable {
         category: String? = nil, urgency: String? = nil, actions: [(key: String, label: String)] = [],
         userInfo: [(key: String, value: String)] = [], interruptionLevel: String? = nil,
         threadIdentifier: String? = nil, repeats: String? = nil, ring: String? = nil, volume: String? = nil,
-        fadeIn: String? = nil
+        fadeIn: String? = nil, speak: String? = nil, language: String? = nil
     ) {
+        self.speak = speak
+        self.language = language
         self.ring = ring
         self.volume = volume
         self.fadeIn = fadeIn
@@ -62,6 +68,7 @@ public struct NotificationContent: Sendable, Equatable {
             ("Body", body), ("Badge", badge), ("Sound", sound), ("Icon", icon), ("Category", category),
             ("Urgency", urgency), ("InterruptionLevel", interruptionLevel), ("Thread", threadIdentifier),
             ("Repeat", repeats), ("Ring", ring), ("Volume", volume), ("FadeIn", fadeIn),
+            ("Speak", speak), ("Language", language),
         ] {
             if let value { entries.append((key, .string(value))) }
         }
@@ -89,14 +96,15 @@ public struct NotificationContent: Sendable, Equatable {
             actions: list("Action", separator: ":").map { (key: $0.0, label: $0.1) },
             userInfo: list("Info", separator: "=").map { (key: $0.0, value: $0.1) },
             interruptionLevel: text("InterruptionLevel"), threadIdentifier: text("Thread"), repeats: text("Repeat"),
-            ring: text("Ring"), volume: text("Volume"), fadeIn: text("FadeIn"))
+            ring: text("Ring"), volume: text("Volume"), fadeIn: text("FadeIn"), speak: text("Speak"),
+            language: text("Language"))
     }
 
     public static func == (a: NotificationContent, b: NotificationContent) -> Bool {
         a.title == b.title && a.body == b.body && a.badge == b.badge && a.sound == b.sound && a.icon == b.icon
             && a.category == b.category && a.urgency == b.urgency && a.interruptionLevel == b.interruptionLevel
             && a.threadIdentifier == b.threadIdentifier && a.repeats == b.repeats && a.ring == b.ring
-            && a.volume == b.volume && a.fadeIn == b.fadeIn
+            && a.volume == b.volume && a.fadeIn == b.fadeIn && a.speak == b.speak && a.language == b.language
             && a.actions.map(\.key) == b.actions.map(\.key) && a.actions.map(\.label) == b.actions.map(\.label)
             && a.userInfo.map(\.key) == b.userInfo.map(\.key) && a.userInfo.map(\.value) == b.userInfo.map(\.value)
     }

@@ -3,37 +3,68 @@ import ChimeDaemon
 import Glibc
 
 /// chimed's player (`SoundPlaying`): a sound name is looked up in the request's XDG sound theme (which inherits
-/// `freedesktop`) in the language of the locale, a path is taken as it is, and `SoundPlayer` plays the file.
+/// `freedesktop`) in the language of the locale, a path is taken as it is, and `SoundPlayer` plays the file; then
+/// the speech, if any, rendered by `SpeechRenderer`, is played the same way.
 public struct ThemedSoundPlayer: SoundPlaying {
     private let environment: [String: String]
+    private let speech: SpeechRenderer
     private let player = SoundPlayer()
 
-    /// - Parameter environment: chimed's (`XDG_DATA_HOME`, `XDG_DATA_DIRS`, `HOME`, the locale).
-    public init(environment: [String: String]) {
+    /// - Parameters:
+    ///   - environment: chimed's (`XDG_DATA_HOME`, `XDG_DATA_DIRS`, `HOME`, the locale).
+    ///   - scratchDirectory: where speech is rendered to files (chimed's runtime directory).
+    public init(environment: [String: String], scratchDirectory: String) {
         self.environment = environment
+        speech = SpeechRenderer(directory: scratchDirectory)
     }
 
     public func play(_ request: SoundRequest, finished: @escaping @Sendable (SoundEnding) -> Void) -> any SoundStopping
     {
-        let file: String
-        switch locate(request) {
-        case .success(let found?):
-            file = found
-        case .success(nil):
-            finished(.played)
-            return SoundRinging()
-        case .failure(let problem):
-            finished(.failed(problem.reason))
-            return SoundRinging()
+        let sequence = SoundSequence()
+        Task {
+            var ending = SoundEnding.played
+            if let sound = request.sound {
+                switch locate(sound, theme: request.theme) {
+                case .success(let file?):
+                    ending = await play(file, request, in: sequence)
+                case .success(nil):
+                    break
+                case .failure(let problem):
+                    ending = .failed(problem.reason)
+                }
+            }
+            if let text = request.speech, ending != .stopped, !sequence.isStopped {
+                let spoken: SoundEnding
+                switch await speech.render(text, language: request.language) {
+                case .success(let file):
+                    var once = request
+                    once.ringing = nil
+                    once.fadeIn = .zero
+                    spoken = await play(file, once, in: sequence)
+                    unlink(file)
+                case .failure(let problem):
+                    spoken = .failed(problem.reason)
+                }
+                if case .failed = ending {} else { ending = spoken }
+            }
+            finished(sequence.isStopped ? .stopped : ending)
         }
+        return sequence
+    }
+
+    /// Plays `file` as `request` says, as the current part of `sequence`, to its end.
+    private func play(_ file: String, _ request: SoundRequest, in sequence: SoundSequence) async -> SoundEnding {
         let playback = SoundPlayback(
             file: file, volume: Double(request.volume) / 100, ringing: request.ringing, fadeIn: request.fadeIn)
-        return player.play(playback) { outcome in
-            switch outcome {
-            case .played: finished(.played)
-            case .stopped: finished(.stopped)
-            case .failed(let reason): finished(.failed(reason))
+        return await withCheckedContinuation { done in
+            let ringing = player.play(playback) { outcome in
+                switch outcome {
+                case .played: done.resume(returning: .played)
+                case .stopped: done.resume(returning: .stopped)
+                case .failed(let reason): done.resume(returning: .failed(reason))
+                }
             }
+            sequence.playing(ringing)
         }
     }
 
@@ -42,8 +73,8 @@ public struct ThemedSoundPlayer: SoundPlaying {
     }
 
     /// The file to play; `nil` when the theme turns the sound off.
-    private func locate(_ request: SoundRequest) -> Result<String?, Unplayable> {
-        guard let file = find(request) else { return .success(nil) }
+    private func locate(_ sound: String, theme name: String) -> Result<String?, Unplayable> {
+        guard let file = find(sound, theme: name) else { return .success(nil) }
         return file.flatMap { path in
             // Opening a FIFO would block the playback for good, and a device such as /dev/zero never ends.
             var status = stat()
@@ -57,22 +88,44 @@ public struct ThemedSoundPlayer: SoundPlaying {
         }
     }
 
-    /// The file a request names: a path as it is, a name through the theme; `nil` when the theme turns it off.
-    private func find(_ request: SoundRequest) -> Result<String, Unplayable>? {
-        if request.sound.hasPrefix("/") { return .success(request.sound) }
+    /// The file a sound names: a path as it is, a name through the theme; `nil` when the theme turns it off.
+    private func find(_ sound: String, theme name: String) -> Result<String, Unplayable>? {
+        if sound.hasPrefix("/") { return .success(sound) }
         let theme = SoundTheme(
-            name: request.theme, baseDirectories: SoundTheme.baseDirectories(environment: environment),
+            name: name, baseDirectories: SoundTheme.baseDirectories(environment: environment),
             locale: SoundTheme.locale(environment: environment))
-        switch theme.lookup(request.sound) {
+        switch theme.lookup(sound) {
         case .file(let path): return .success(path)
         case .disabled: return nil
         case nil:
             return .failure(
                 Unplayable(
-                    reason: "no sound '\(request.sound)' in the sound theme '\(request.theme)' or those it inherits "
+                    reason: "no sound '\(sound)' in the sound theme '\(name)' or those it inherits "
                         + "(the freedesktop theme is in Debian's sound-theme-freedesktop)"))
         }
     }
 }
 
-extension SoundRinging: SoundStopping {}
+/// The sound, then the speech, of one notification: stopping it stops the part playing and what would follow.
+final class SoundSequence: SoundStopping, Sendable {
+    private let state = Locked<(stopped: Bool, current: SoundRinging?)>((false, nil))
+
+    var isStopped: Bool { state.withLock { $0.stopped } }
+
+    /// `ringing` is the part playing now; stopped at once if the sequence already is.
+    func playing(_ ringing: SoundRinging) {
+        let stopped = state.withLock { state in
+            state.current = ringing
+            return state.stopped
+        }
+        if stopped { ringing.stop() }
+    }
+
+    func stop() {
+        let current = state.withLock { state in
+            state.stopped = true
+            return state.current
+        }
+        current?.stop()
+    }
+}

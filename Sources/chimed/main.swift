@@ -25,7 +25,8 @@ var factories = BackendFactories()
 factories.webhook = { WebhookBackend(settings: $0, context: $1) }
 let daemon = Daemon(
     options: options, environment: environment, factories: factories, desktopSettings: DconfSettings(),
-    applicationNames: DesktopEntryNames(), soundPlayer: ThemedSoundPlayer(environment: environment),
+    applicationNames: DesktopEntryNames(),
+    soundPlayer: ThemedSoundPlayer(environment: environment, scratchDirectory: options.runtimeDirectory),
     log: JournalEventLog(environment: environment))
 daemon.watchClockAndTimeZone()
 daemon.run()

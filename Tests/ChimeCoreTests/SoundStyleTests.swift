@@ -14,6 +14,8 @@ struct SoundStyleTests {
         #expect(style == SoundStyle(ring: .span(.seconds(150)), volume: 40, fadeIn: .seconds(20)))
         let alarm = try #require(Self.load("Ring=until-answered\nVolume=100\nFadeIn=yes\n").notification).soundStyle
         #expect(alarm == SoundStyle(ring: .untilAnswered, volume: 100, fadeIn: SoundStyle.gentleFadeIn))
+        let spoken = try #require(Self.load("Speak=yes\nLanguage=pt_BR\n").notification).soundStyle
+        #expect(spoken == SoundStyle(speaks: true, language: "pt_BR"))
         let plain = try #require(Self.load("").notification)
         #expect(plain.soundStyle == SoundStyle() && !plain.soundStyle.needsChime)
         #expect(SoundStyle.text(of: .span(.seconds(150))) == "2min 30s")
@@ -33,6 +35,8 @@ struct SoundStyleTests {
         ("Ring=infinity\n", "Invalid Ring= 'infinity'"), ("Volume=101\n", "Invalid Volume= '101'"),
         ("Volume=-5\n", "Invalid Volume= '-5'"), ("Volume=50%%\n", "Invalid Volume= '50%%'"),
         ("Volume=0x10\n", "Invalid Volume= '0x10'"), ("FadeIn=11min\n", "Invalid FadeIn= '11min'"),
+        ("Language=../de\n", "Invalid Language= '../de'"), ("Language=d\n", "Invalid Language= 'd'"),
+        ("Language=de--DE\n", "Invalid Language= 'de--DE'"), ("Speak=loud\n", "Speak="),
     ])
     func aBadValueIsAnErrorOnItsLine(lines: String, message: String) {
         let result = Self.load(lines)

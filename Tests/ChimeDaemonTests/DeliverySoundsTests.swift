@@ -54,7 +54,7 @@ struct DeliverySoundsTests {
                 clock: ManualClock(Date(timeIntervalSince1970: 1_800_000_000)), log: log)
             sounds = DeliverySounds(
                 target: passed, dispatcher: dispatcher, player: hasPlayer ? player : nil, silenceReason: silenceReason,
-                serverSounds: serverSounds, log: log)
+                serverSounds: serverSounds, environment: ["LANG": "de_DE.UTF-8"], log: log)
         }
 
         func deliver(_ id: String, _ lines: String) {
@@ -119,6 +119,20 @@ struct DeliverySoundsTests {
         stage.sounds.stop(prefix: "org.example.App:")
         #expect(stage.player.sounds.last?.isStopped == true)
         #expect(stage.sounds.isRinging("pills"))
+    }
+
+    @Test func speechReadsTheTitleAndBodyInTheLanguageGivenOrTheLocales() {
+        let stage = Stage()
+        stage.deliver("pills", "Body=The blue box\nSpeak=yes\n")
+        stage.deliver("tea", "Sound=default\nSpeak=yes\nLanguage=en-GB\n")
+        #expect(
+            stage.player.sounds.map(\.request) == [
+                SoundRequest(sound: nil, speech: "pills. The blue box", language: "de_DE"),
+                SoundRequest(sound: "message-new-instant", speech: "tea", language: "en-GB"),
+            ])
+        #expect(DeliverySounds.language(["LANG": "pt_BR.UTF-8"]) == "pt_BR")
+        #expect(DeliverySounds.language(["LANG": "de_DE.UTF-8", "LC_MESSAGES": "fr_FR"]) == "fr_FR")
+        #expect(DeliverySounds.language(["LC_ALL": "C.UTF-8", "LANG": "de_DE"]) == nil)
     }
 
     @Test func aBurstRingsTheNewestFewAndStopsTheRest() {

@@ -250,7 +250,8 @@ import Testing
         notification.icon = "dialog-information"
         notification.category = "im"
         notification.sound = "bell"
-        notification.soundStyle = SoundStyle(ring: .untilAnswered, volume: 60, fadeIn: .seconds(15))
+        notification.soundStyle = SoundStyle(
+            ring: .untilAnswered, volume: 60, fadeIn: .seconds(15), speaks: true, language: "pt-BR")
         notification.actions = [.init(key: "snooze", label: "Later"), .init(key: "open", label: "Open")]
         notification.actionCommands = ["open": ["xdg-open", "https://example.org/a b"]]
         notification.snooze = .seconds(300)

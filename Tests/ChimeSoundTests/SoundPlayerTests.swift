@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimeDaemon
 import ChimeSound
 import ChimeTestSupport
 import Foundation
@@ -113,5 +114,78 @@ struct SoundPlayerTests {
         #expect(recording.audible() == .zero)
         let (_, missing, _) = try await Self.heard(SoundPlayback(file: server.directory.path + "/none.oga"), on: server)
         #expect(missing != .played)
+    }
+}
+
+/// Speech and sound through chimed's player: the sound theme's file, then the text read by espeak-ng, heard.
+@Suite(
+    .enabled(
+        if: PrivateAudioServer.unmetRequirement == nil && SpeechRenderer.unmetRequirement == nil,
+        "skipped: \(PrivateAudioServer.unmetRequirement ?? SpeechRenderer.unmetRequirement ?? "")"),
+    .serialized)
+struct ThemedSoundPlayerTests {
+    /// Plays `request` through a `ThemedSoundPlayer` on `server` while recording; `during` runs once it started.
+    static func heard(
+        _ request: SoundRequest, on server: PrivateAudioServer,
+        during: @Sendable (any SoundStopping) async throws -> Void = { _ in }
+    ) async throws -> (Recording, SoundEnding) {
+        setenv("PULSE_SERVER", server.address, 1)
+        let player = ThemedSoundPlayer(
+            environment: ["HOME": server.directory.path], scratchDirectory: server.directory.path)
+        let ending = Locked<SoundEnding?>(nil)
+        let recording = try await server.recording {
+            let sound = player.play(request) { result in ending.withLock { $0 = result } }
+            try await during(sound)
+            let ended = await eventually(timeout: 30) { ending.withLock { $0 != nil } }
+            try #require(ended, "the playback did not end")
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        return (recording, try #require(ending.withLock { $0 }))
+    }
+
+    @Test func speechLastsLongerForALongerTextAndFollowsTheSound() async throws {
+        let server = try await PrivateAudioServer()
+        defer { server.stop() }
+        let (short, shortEnding) = try await Self.heard(
+            SoundRequest(sound: nil, speech: "Tea", language: "en"), on: server)
+        #expect(shortEnding == .played)
+        let (long, _) = try await Self.heard(
+            SoundRequest(
+                sound: nil, speech: "Take your pills. The blue box on the kitchen shelf, with a glass of water.",
+                language: "en"), on: server)
+        #expect(short.audible() > .milliseconds(200), "\(short.sounds())")
+        #expect(long.audible() > short.audible() * 4, "\(short.audible()) \(long.audible())")
+        // A sound, then the speech after it: more than the sound alone.
+        let tone = server.directory.path + "/tone.wav"
+        try Wave.tone(seconds: 1).write(to: URL(fileURLWithPath: tone))
+        let (both, _) = try await Self.heard(SoundRequest(sound: tone, speech: "Tea is ready"), on: server)
+        #expect(both.audible() > .milliseconds(1400), "\(both.sounds())")
+    }
+
+    @Test func aStopDuringTheSoundSilencesTheSpeechToo() async throws {
+        let server = try await PrivateAudioServer()
+        defer { server.stop() }
+        let tone = server.directory.path + "/tone.wav"
+        try Wave.tone(seconds: 1).write(to: URL(fileURLWithPath: tone))
+        let (recording, ending) = try await Self.heard(
+            SoundRequest(sound: tone, ringing: .seconds(30), speech: "You should never hear this"), on: server
+        ) { sound in
+            try await Task.sleep(for: .milliseconds(1500))
+            sound.stop()
+        }
+        #expect(ending == .stopped)
+        #expect(recording.audible() < .milliseconds(2200), "\(recording.sounds())")
+    }
+
+    @Test func aNameMissingFromEveryThemeIsAFailureSayingSo() async throws {
+        let server = try await PrivateAudioServer()
+        defer { server.stop() }
+        let (recording, ending) = try await Self.heard(SoundRequest(sound: "no-such-sound-anywhere"), on: server)
+        guard case .failed(let why) = ending else {
+            Issue.record("\(ending)")
+            return
+        }
+        #expect(why.contains("no sound 'no-such-sound-anywhere'"), "\(why)")
+        #expect(recording.audible() == .zero)
     }
 }

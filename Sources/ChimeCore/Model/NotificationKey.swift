@@ -9,6 +9,8 @@ enum NotificationKey: String, CaseIterable, Sendable {
     case ring = "Ring"
     case volume = "Volume"
     case fadeIn = "FadeIn"
+    case speak = "Speak"
+    case language = "Language"
     case urgency = "Urgency"
     case interruptionLevel = "InterruptionLevel"
     case action = "Action"
@@ -66,7 +68,7 @@ enum NotificationKey: String, CaseIterable, Sendable {
     /// Whether its value is a boolean, which generators and the application interface may give as one.
     var takesBoolean: Bool {
         switch self {
-        case .persistent, .enabled, .fixedRandomDelay, .wakeSystem, .dismissAcknowledges: true
+        case .persistent, .enabled, .fixedRandomDelay, .wakeSystem, .dismissAcknowledges, .speak: true
         default: false
         }
     }
@@ -108,6 +110,6 @@ enum NotificationKey: String, CaseIterable, Sendable {
         return UnsafeBufferPointer(table)
     }()
 
-    /// The most names of one length: eight have five letters.
-    private static let slotsPerLength = 8
+    /// The most names of one length: nine have five letters.
+    private static let slotsPerLength = 9
 }

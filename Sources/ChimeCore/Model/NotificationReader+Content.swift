@@ -27,7 +27,8 @@ extension NotificationReader {
         notification.repeats = repeats
     }
 
-    /// `Ring=`, `Volume=`, `FadeIn=`: how chime plays the sound (`SoundStyle`).
+    /// `Ring=`, `Volume=`, `FadeIn=`, `Speak=`, `Language=`: how chime plays the sound and reads the text aloud
+    /// (`SoundStyle`).
     mutating func readSoundStyle(into notification: inout ScheduledNotification) {
         var style = SoundStyle()
         if let entry = single(.ring) {
@@ -56,9 +57,19 @@ extension NotificationReader {
                     "Invalid FadeIn= '\(entry.value)': expected yes, no, or a time span of at most 10min.")
             }
         }
+        if let entry = single(.speak) { style.speaks = boolean(entry) ?? false }
+        if let entry = single(.language) {
+            if SoundStyle.isValidLanguage(entry.value) {
+                style.language = entry.value
+            } else {
+                error(
+                    valueLocation(of: entry),
+                    "Invalid Language= '\(entry.value)': expected a language tag such as de, en-GB or pt_BR.")
+            }
+        }
         guard style.needsChime else { return }
         notification.soundStyle = style
-        if notification.sound == nil, let entry = single(.ring) ?? single(.volume) ?? single(.fadeIn) {
+        if notification.sound == nil, !style.speaks, let entry = single(.ring) ?? single(.volume) ?? single(.fadeIn) {
             warning(
                 valueLocation(of: entry),
                 "\(entry.key.rawValue)= has no sound to ring without Sound=; give Sound=default for the theme's alarm.")

@@ -147,7 +147,8 @@ public struct ScheduledNotification: Sendable, Equatable {
         get { extrasBox?.value.sound }
         set { extras.sound = newValue }
     }
-    /// How chime plays `sound` where it plays it itself: `Ring=`, `Volume=`, `FadeIn=`.
+    /// How chime plays `sound` where it plays it itself, and whether it reads the text aloud: `Ring=`, `Volume=`,
+    /// `FadeIn=`, `Speak=`, `Language=`.
     public var soundStyle: SoundStyle {
         get { extrasBox?.value.soundStyle ?? Self.noExtras.soundStyle }
         set { extras.soundStyle = newValue }

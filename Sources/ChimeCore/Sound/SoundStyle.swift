@@ -1,5 +1,5 @@
 /// How a notification's sound plays where chime plays it itself (`chimed --user` through the person's audio
-/// server): `Ring=`, `Volume=` and `FadeIn=` (chime.notification(5)).
+/// server): `Ring=`, `Volume=`, `FadeIn=`, and speech, `Speak=` and `Language=` (chime.notification(5)).
 public struct SoundStyle: Sendable, Equatable {
     /// How long the sound rings.
     public enum Ring: Sendable, Equatable {
@@ -17,11 +17,33 @@ public struct SoundStyle: Sendable, Equatable {
     public var volume: Int?
     /// How long the volume rises from silence at the start; zero: at once.
     public var fadeIn: Duration = .zero
+    /// `Speak=yes`: the title and body are read aloud (after the sound, if there is one).
+    public var speaks = false
+    /// `Language=`: the language they are read in (`de`, `en-GB`); `nil`: the locale's.
+    public var language: String?
 
-    public init(ring: Ring = .once, volume: Int? = nil, fadeIn: Duration = .zero) {
+    public init(
+        ring: Ring = .once, volume: Int? = nil, fadeIn: Duration = .zero, speaks: Bool = false, language: String? = nil
+    ) {
         self.ring = ring
         self.volume = volume
         self.fadeIn = fadeIn
+        self.speaks = speaks
+        self.language = language
+    }
+
+    /// `Language=`: a language tag (`de`, `pt-BR`, `en_GB`): letters, then parts of letters and digits after `-` or
+    /// `_`, at most 35 characters.
+    public static func isValidLanguage(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).flatMap {
+            $0.split(separator: "_", omittingEmptySubsequences: false)
+        }
+        guard text.utf8.count <= 35, let first = parts.first, (2...8).contains(first.count),
+            first.allSatisfy({ $0.isASCII && $0.isLetter })
+        else { return false }
+        return parts.dropFirst().allSatisfy { part in
+            (1...8).contains(part.count) && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        }
     }
 
     /// How long `FadeIn=yes` takes.

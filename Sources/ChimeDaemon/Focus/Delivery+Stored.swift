@@ -25,6 +25,8 @@ extension Delivery {
         add("ring", SoundStyle.text(of: style.ring))
         if let volume = style.volume { members.append(("volume", .number(Int64(volume)))) }
         if style.fadeIn > .zero { members.append(("fade_in_usec", .number(style.fadeIn.wholeMicroseconds))) }
+        if style.speaks { members.append(("speak", .bool(true))) }
+        add("language", style.language)
         add("thread", notification.thread)
         if !notification.actions.isEmpty {
             members.append(
@@ -94,6 +96,10 @@ extension Delivery {
         if let volume = (object["volume"] as? NSNumber)?.intValue, (0...100).contains(volume) { style.volume = volume }
         if let fadeIn = (object["fade_in_usec"] as? NSNumber)?.int64Value, fadeIn > 0, fadeIn <= 600_000_000 {
             style.fadeIn = .microseconds(fadeIn)
+        }
+        style.speaks = object["speak"] as? Bool ?? false
+        if let language = object["language"] as? String, SoundStyle.isValidLanguage(language) {
+            style.language = language
         }
         if style.needsChime { notification.soundStyle = style }
         notification.thread = object["thread"] as? String

@@ -37,6 +37,8 @@ public enum BusRequestEntries {
         add("Ring", SoundStyle.text(of: style.ring))
         add("Volume", style.volume.map { "\($0)%" })
         add("FadeIn", style.fadeIn == .zero ? nil : Timespan(style.fadeIn)?.description)
+        add("Speak", style.speaks ? "yes" : nil)
+        add("Language", style.language)
         add("Thread", notification.thread)
         if !notification.repeats.isEmpty {
             add(

@@ -3,8 +3,9 @@ import ChimeCore
 /// One sound chime plays: the name or file a notification's `Sound=` gives, and how (`SoundStyle` with chimed.conf's
 /// defaults applied).
 public struct SoundRequest: Sendable, Equatable {
-    /// A sound name of the XDG sound theme, or an absolute file path (`default` is resolved before).
-    public var sound: String
+    /// A sound name of the XDG sound theme, or an absolute file path (`default` is resolved before); `nil`: speech
+    /// alone.
+    public var sound: String?
     /// The theme names are looked up in.
     public var theme: String
     /// 0 to 100 percent.
@@ -12,16 +13,22 @@ public struct SoundRequest: Sendable, Equatable {
     /// How long it rings, played again from its start as often as it fits; `nil`: once.
     public var ringing: Duration?
     public var fadeIn: Duration
+    /// Text read aloud after the sound (`Speak=yes`: the title and body).
+    public var speech: String?
+    /// The language to read it in (`de`, `en-GB`); `nil`: the speech engine's default.
+    public var language: String?
 
     public init(
-        sound: String, theme: String = "freedesktop", volume: Int = 100, ringing: Duration? = nil,
-        fadeIn: Duration = .zero
+        sound: String?, theme: String = "freedesktop", volume: Int = 100, ringing: Duration? = nil,
+        fadeIn: Duration = .zero, speech: String? = nil, language: String? = nil
     ) {
         self.sound = sound
         self.theme = theme
         self.volume = volume
         self.ringing = ringing
         self.fadeIn = fadeIn
+        self.speech = speech
+        self.language = language
     }
 }
 

@@ -33,7 +33,7 @@ final class DeliveryPipeline: Sendable {
         self.applicationBadges = applicationBadges
         sounds = DeliverySounds(
             target: dispatcher, dispatcher: dispatcher, player: sound.player, silenceReason: sound.silenceReason,
-            serverSounds: sound.serverSounds, log: log, queue: queue)
+            serverSounds: sound.serverSounds, environment: sound.environment, log: log, queue: queue)
         let delivered = DeliveredSignals(target: sounds, signals: signals, queue: queue)
         badges = DeliveryBadges(
             target: delivered, instance: instanceBadge, applications: applicationBadges, queue: queue, later: later)
@@ -53,10 +53,11 @@ final class DeliveryPipeline: Sendable {
     }
 }
 
-/// What the sound stage plays with: the player (none for an instance that plays no sound, and why), and where the
-/// desktop backend says whether its server plays sounds.
+/// What the sound stage plays with: the player (none for an instance that plays no sound, and why), where the
+/// desktop backend says whether its server plays sounds, and chimed's environment (the locale of speech).
 struct PipelineSound: Sendable {
     var player: (any SoundPlaying)?
     var silenceReason: String?
     var serverSounds: ServerSoundCapability?
+    var environment: [String: String]
 }

@@ -20,6 +20,8 @@ final class DeliverySounds: DeliveryDispatching, @unchecked Sendable {
     /// the backends without a word (a user instance without a player, as in tests).
     private let silenceReason: String?
     private let serverSounds: ServerSoundCapability?
+    /// chimed's environment: the locale speech is read in.
+    private let environment: [String: String]
     private let log: any EventLog
     private let queue: DispatchQueue?
 
@@ -49,13 +51,15 @@ final class DeliverySounds: DeliveryDispatching, @unchecked Sendable {
     ///   - queue: the queue it is used on; tests that call it directly give none.
     init(
         target: any DeliveryDispatching, dispatcher: Dispatcher, player: (any SoundPlaying)?, silenceReason: String?,
-        serverSounds: ServerSoundCapability?, log: any EventLog, queue: DispatchQueue? = nil
+        serverSounds: ServerSoundCapability?, environment: [String: String] = [:], log: any EventLog,
+        queue: DispatchQueue? = nil
     ) {
         self.target = target
         self.dispatcher = dispatcher
         self.player = player
         self.silenceReason = silenceReason
         self.serverSounds = serverSounds
+        self.environment = environment
         self.log = log
         self.queue = queue
     }
@@ -87,14 +91,18 @@ final class DeliverySounds: DeliveryDispatching, @unchecked Sendable {
     /// What chime plays for `delivery`, or `nil` when it plays nothing.
     func request(for delivery: Delivery) -> SoundRequest? {
         let notification = delivery.notification
-        guard let sound = notification.sound, !delivery.isSoundSuppressed else { return nil }
         let style = notification.soundStyle
+        guard notification.sound != nil || style.speaks, !delivery.isSoundSuppressed else { return nil }
         guard player != nil else {
             if let silenceReason, warnedSilent.insert(notification.id).inserted {
                 log.record(
                     DaemonEvent(
-                        .systemError, "\(notification.id): Sound= is not played: \(silenceReason).",
-                        fields: Dispatcher.fields(of: delivery, backend: nil) + [("CHIME_SOUND", sound)],
+                        .systemError,
+                        "\(notification.id): \(notification.sound == nil ? "Speak=" : "Sound=") is not played: "
+                            + "\(silenceReason).",
+                        fields: Dispatcher.fields(of: delivery, backend: nil) + [
+                            ("CHIME_SOUND", notification.sound ?? "")
+                        ],
                         priority: .warning))
             }
             return nil
@@ -104,23 +112,35 @@ final class DeliverySounds: DeliveryDispatching, @unchecked Sendable {
         {
             return nil
         }
-        let name =
+        let name = notification.sound.map { sound in
             sound != "default" ? sound : style.ring == .once ? Self.messageSound : Self.alarmSound
+        }
         let ringing: Duration? =
             switch style.ring {
             case .once: nil
             case .span(let span): min(span, settings.ringLimit)
             case .untilAnswered: settings.ringLimit
             }
+        let speech =
+            style.speaks ? [notification.title, notification.body].filter { !$0.isEmpty }.joined(separator: ". ") : nil
         return SoundRequest(
             sound: name, theme: settings.theme, volume: style.volume ?? settings.volume, ringing: ringing,
-            fadeIn: style.fadeIn)
+            fadeIn: style.fadeIn, speech: speech,
+            language: style.speaks ? style.language ?? Self.language(environment) : nil)
     }
 
     /// The XDG sound naming specification's sound for a new message, which `Sound=default` plays.
     static let messageSound = "message-new-instant"
     /// Its alarm clock's, which `Sound=default` plays when it rings (`Ring=`).
     static let alarmSound = "alarm-clock-elapsed"
+
+    /// The language of the locale (`de` of `de_DE.UTF-8`), as `LC_MESSAGES` resolves it; `nil` for `C`/`POSIX`.
+    static func language(_ environment: [String: String]) -> String? {
+        let locale = ["LC_ALL", "LC_MESSAGES", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
+        guard let locale, locale != "C", locale != "POSIX", !locale.hasPrefix("C.") else { return nil }
+        let language = locale.prefix { $0 != "." && $0 != "@" }
+        return language.isEmpty ? nil : String(language)
+    }
 
     private func start(_ request: SoundRequest, of delivery: Delivery, on player: any SoundPlaying) {
         let id = delivery.notification.id
@@ -152,9 +172,10 @@ final class DeliverySounds: DeliveryDispatching, @unchecked Sendable {
         lastFailure = reason
         log.record(
             DaemonEvent(
-                .systemError, "\(id): the sound '\(request.sound)' was not played: \(reason)",
+                .systemError,
+                "\(id): " + (request.sound.map { "the sound '\($0)'" } ?? "the speech") + " was not played: \(reason)",
                 fields: Dispatcher.fields(of: delivery, backend: nil) + [
-                    ("CHIME_SOUND", request.sound), ("CHIME_ERROR", reason),
+                    ("CHIME_SOUND", request.sound ?? ""), ("CHIME_ERROR", reason),
                 ], priority: .warning))
     }
 
