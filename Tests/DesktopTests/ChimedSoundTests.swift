@@ -160,4 +160,74 @@ struct ChimedSoundTests {
                 { chimed.standardError.contains("tea: the sound 'message-new-instant' was not played:") }, timeout: 10),
             "\(chimed.standardError)")
     }
+
+    /// `chimectl` on the desk's directories, run to its end.
+    static func chimectl(_ desk: Desk, _ arguments: [String]) throws -> ProcessRunner.Output {
+        try ProcessRunner.run(
+            BinaryLocator.path(of: "chimectl"),
+            arguments + [
+                "--user", "--state-dir=\(desk.directory.path)/state", "--runtime-dir=\(desk.directory.path)/run",
+            ], environment: ["TZ": "UTC"])
+    }
+
+    @Test func quietHoldsTheRingAndACriticalOneRingsThrough() async throws {
+        let desk = try await Desk()
+        defer { desk.stop() }
+        let quiet = try Self.chimectl(desk, ["quiet", "on", "--for=10min"])
+        try #require(quiet.status == 0, "\(quiet.standardError)")
+        let due = Self.soon(3)
+        try desk.directory.write(
+            "config/tea.notification",
+            "[Notification]\nTitle=Tea\nSound=\(desk.tone)\nRing=2s\nDeliver=desktop\n[Trigger]\nAt=@\(due)\n")
+        try desk.directory.write(
+            "config/smoke.notification",
+            "[Notification]\nTitle=Smoke\nSound=\(desk.tone)\nRing=2s\nInterruptionLevel=critical\nDeliver=desktop\n"
+                + "[Trigger]\nAt=@\(due + 3)\n")
+        let chimed = try desk.startChimed()
+        defer {
+            chimed.signal(SIGTERM)
+            chimed.wait(timeout: 10)
+        }
+        let recording = try await desk.audio.recording {
+            _ = try desk.bubble("Smoke")
+            try await Task.sleep(for: .seconds(3))
+        }
+        // Only the critical one rang; the held one was neither shown nor heard.
+        let sounds = recording.sounds()
+        #expect(sounds.count == 1, "\(sounds); \(chimed.standardError)")
+        #expect(sounds.allSatisfy { $0.upperBound - $0.lowerBound > .milliseconds(1500) }, "\(sounds)")
+        #expect(desk.calls("Tea").isEmpty)
+        #expect(chimed.standardError.contains("tea: Tea (held while quiet"), "\(chimed.standardError)")
+    }
+
+    @Test func aRepeatRingsAgainUntilChimectlAck() async throws {
+        let desk = try await Desk()
+        defer { desk.stop() }
+        try desk.directory.write(
+            "config/pills.notification",
+            "[Notification]\nTitle=Pills\nSound=\(desk.tone)\nRing=1s\nRepeat=2s\nDeliver=desktop\n"
+                + "[Trigger]\nAt=@\(Self.soon(3))\n")
+        let chimed = try desk.startChimed()
+        defer {
+            chimed.signal(SIGTERM)
+            chimed.wait(timeout: 10)
+        }
+        let clock = ContinuousClock()
+        let acknowledged = Locked<Duration?>(nil)
+        let recording = try await desk.audio.recording {
+            let start = clock.now
+            desk.server.waitForRecords(timeout: .seconds(20)) { _ in desk.calls("Pills").count >= 3 }
+            let ack = try Self.chimectl(desk, ["ack", "pills"])
+            acknowledged.withLock { $0 = clock.now - start }
+            try #require(ack.status == 0, "\(ack.standardError)")
+            try await Task.sleep(for: .seconds(4))
+        }
+        let ackAt = try #require(acknowledged.withLock { $0 })
+        let sounds = recording.sounds()
+        // It rang at the delivery and at each repeat, then no more.
+        #expect(sounds.filter { $0.lowerBound < ackAt }.count >= 3, "\(sounds), ack at \(ackAt)")
+        #expect(sounds.allSatisfy { $0.lowerBound < ackAt + .milliseconds(300) }, "\(sounds), ack at \(ackAt)")
+        #expect(
+            chimed.standardError.contains("pills: Pills (acknowledged by chimectl ack"), "\(chimed.standardError)")
+    }
 }
