@@ -35,9 +35,10 @@ class Instance:
         with open(os.path.join(self.config, name), "w") as handle:
             handle.write(text)
 
-    def start(self, wrapper=()):
-        """Starts chimed, through `wrapper` (a command that execs its arguments, such as chrt) if given."""
-        env = dict(os.environ, NOTIFY_SOCKET=self.notify.path)
+    def start(self, wrapper=(), arguments=(), environment=None):
+        """Starts chimed, through `wrapper` (a command that execs its arguments, such as chrt) if given, with
+        `arguments` added and `environment` over its own."""
+        env = dict(os.environ, NOTIFY_SOCKET=self.notify.path, **(environment or {}))
         env.pop("WATCHDOG_USEC", None)
         env.pop("WATCHDOG_PID", None)
         argv = [
@@ -47,6 +48,7 @@ class Instance:
             f"--runtime-dir={self.runtime}",
             f"--state-dir={self.directory}/state",
             "--deliver=stdout",
+            *arguments,
         ]
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.exec_ns = time.time_ns()

@@ -199,6 +199,22 @@ def table_rows(results, calendar=None):
                 f"{systemd['call']['p50_us'] / 1000:.1f} / {systemd['call']['p99_us'] / 1000:.1f} ms",
                 figure["p99_us"] / 1000 <= settings.TARGETS["interface_round_trip_p99_ms"],
             )
+    if "sound" in results:
+        sound = results["sound"]
+        add(
+            f"sound: fire → first audible sample p50 / p99 ({sound['heard']} of {sound['sounds']} heard)",
+            f"{sound['p50_ms']:.0f} / {sound['p99_ms']:.0f} ms (max {sound['max_ms']:.0f})",
+            f"p99 ≤ {settings.TARGETS['sound_audible_p99_ms']:g} ms",
+            None,
+            sound["p99_ms"] <= settings.TARGETS["sound_audible_p99_ms"],
+        )
+        add(
+            "sound: chimed's memory with the audio pipeline idle / never played",
+            f"{sound['idle_rss_mib']:.1f} / {sound['silent_rss_mib']:.1f} MiB",
+            f"≤ +{settings.TARGETS['sound_idle_memory_mib']:g} MiB",
+            None,
+            sound["idle_above_silent_mib"] <= settings.TARGETS["sound_idle_memory_mib"],
+        )
     return rows
 
 

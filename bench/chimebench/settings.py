@@ -23,4 +23,6 @@ TARGETS = {
     "interface_burst_ms": 2000.0,
     "interface_ratio": 10.0,
     "interface_round_trip_p99_ms": 2.0,
+    "sound_audible_p99_ms": 150.0,
+    "sound_idle_memory_mib": 5.0,
 }
