@@ -16,6 +16,8 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR = $(PREFIX)/bin
+# chimed finds its sound helper, chime-sound, in ../libexec/chime/ from its own directory.
+LIBEXECDIR = $(PREFIX)/libexec
 MANDIR = $(PREFIX)/share/man
 SYSTEMDDIR = $(PREFIX)/lib/systemd
 SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
@@ -91,7 +93,7 @@ release: deps-build
 # The programs that make install and the package ship, and that the end-to-end tests boot in a container (no
 # Swift runtime there, so the standard library is linked in), built one product at a time: not the benchmark.
 # Linked as Debian links its programs: relocations read-only once resolved, and all resolved at start.
-SHIPPED = chimed chimectl chime-calendar
+SHIPPED = chimed chimectl chime-calendar chime-sound
 SHIPPED_FLAGS = --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 shipped: deps-build
 	@for product in $(SHIPPED); do \
@@ -236,6 +238,8 @@ install-files: install-systemd
 	install -m 0755 .build/release/chimectl $(DESTDIR)$(BINDIR)/chimectl
 	install -m 0755 .build/release/chimed $(DESTDIR)$(BINDIR)/chimed
 	install -m 0755 .build/release/chime-calendar $(DESTDIR)$(BINDIR)/chime-calendar
+	install -d $(DESTDIR)$(LIBEXECDIR)/chime
+	install -m 0755 .build/release/chime-sound $(DESTDIR)$(LIBEXECDIR)/chime/chime-sound
 	install -m 0644 man/chime-calendar.1 $(DESTDIR)$(MANDIR)/man1/chime-calendar.1
 	install -m 0644 man/chimectl.1 $(DESTDIR)$(MANDIR)/man1/chimectl.1
 	install -m 0644 man/chime.notification.5 $(DESTDIR)$(MANDIR)/man5/chime.notification.5
@@ -279,6 +283,8 @@ install-systemd:
 
 uninstall: uninstall-systemd
 	rm -f $(DESTDIR)$(BINDIR)/chimectl $(DESTDIR)$(BINDIR)/chimed $(DESTDIR)$(BINDIR)/chime-calendar
+	rm -f $(DESTDIR)$(LIBEXECDIR)/chime/chime-sound
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/chime 2>/dev/null
 	rm -f $(DESTDIR)$(MANDIR)/man1/chimectl.1 $(DESTDIR)$(MANDIR)/man1/chime-calendar.1 \
 		$(DESTDIR)$(MANDIR)/man5/chime.notification.5 \
 		$(DESTDIR)$(MANDIR)/man5/chimed.conf.5 $(DESTDIR)$(MANDIR)/man5/org.chime.Notifications1.5 \

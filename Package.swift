@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "chimed", targets: ["chimed"]),
         .executable(name: "chimectl", targets: ["chimectl"]),
         .executable(name: "chime-calendar", targets: ["chime-calendar"]),
+        .executable(name: "chime-sound", targets: ["chime-sound"]),
         .library(name: "ChimeCore", targets: ["ChimeCore"]),
         // For the fuzz targets: the system's zone database (ZoneDatabase.system) they read times with.
         .library(name: "ChimePlatform", targets: ["ChimePlatform"]),
@@ -75,7 +76,9 @@ let package = Package(
         ),
         // Sound through the person's audio server: the XDG sound theme's files, played and rung with GStreamer.
         .target(name: "ChimeSound", dependencies: ["CGStreamer", "ChimeCore", "ChimeDaemon"]),
-        .executableTarget(name: "chimed", dependencies: ["ChimeDaemon", "ChimeWebhook", "ChimeGLib", "ChimeSound"]),
+        .executableTarget(name: "chimed", dependencies: ["ChimeDaemon", "ChimeWebhook", "ChimeGLib"]),
+        // chimed's sound helper: GStreamer and the decoders in a process of their own.
+        .executableTarget(name: "chime-sound", dependencies: ["ChimeSound"]),
         .executableTarget(name: "chime-calendar", dependencies: ["ChimeCalendar"]),
         .executableTarget(name: "chimectl", dependencies: ["ChimeControl"]),
         // Not installed: runs the systemd wrappers in a process of their own for ChimeSystemdTests.

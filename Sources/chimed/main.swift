@@ -1,7 +1,6 @@
 import ChimeCore
 import ChimeDaemon
 import ChimeGLib
-import ChimeSound
 import ChimeWebhook
 import Foundation
 
@@ -21,12 +20,18 @@ guard let (options, check) = parsed else { exit(0) }
 if check {
     exit(Chimed.check(options, environment: environment, now: Date()))
 }
+// A user instance plays sounds through its helper, installed beside it.
+let soundHelper = SoundHelper.installed(scratchDirectory: options.runtimeDirectory, environment: environment)
+if soundHelper == nil && options.instance == .user {
+    FileHandle.standardError.write(
+        Data("chimed: chime-sound is not installed beside chimed; sounds are left to the notification server\n".utf8))
+}
 var factories = BackendFactories()
 factories.webhook = { WebhookBackend(settings: $0, context: $1) }
 let daemon = Daemon(
     options: options, environment: environment, factories: factories, desktopSettings: DconfSettings(),
     applicationNames: DesktopEntryNames(),
-    soundPlayer: ThemedSoundPlayer(environment: environment, scratchDirectory: options.runtimeDirectory),
+    soundPlayer: soundHelper,
     log: JournalEventLog(environment: environment))
 daemon.watchClockAndTimeZone()
 daemon.run()

@@ -217,6 +217,8 @@ struct ChimedSoundTests {
         let recording = try await desk.audio.recording {
             let start = clock.now
             desk.server.waitForRecords(timeout: .seconds(20)) { _ in desk.calls("Pills").count >= 3 }
+            // The third ring under way.
+            try await Task.sleep(for: .milliseconds(500))
             let ack = try Self.chimectl(desk, ["ack", "pills"])
             acknowledged.withLock { $0 = clock.now - start }
             try #require(ack.status == 0, "\(ack.standardError)")

@@ -210,7 +210,8 @@ def table_rows(results, calendar=None):
         )
         add(
             "sound: chimed's memory with the audio pipeline idle / never played",
-            f"{sound['idle_rss_mib']:.1f} / {sound['silent_rss_mib']:.1f} MiB",
+            f"{sound['idle_rss_mib']:.1f} / {sound['silent_rss_mib']:.1f} MiB"
+            + (f" (helper {sound['helper_rss_mib']:.1f} MiB until idle)" if sound.get("helper_rss_mib") else ""),
             f"≤ +{settings.TARGETS['sound_idle_memory_mib']:g} MiB",
             None,
             sound["idle_above_silent_mib"] <= settings.TARGETS["sound_idle_memory_mib"],

@@ -1,5 +1,6 @@
 """Sound: fire time → the first audible sample of chime's own playback, heard on a private PulseAudio's null sink,
-and chimed's resident memory with the audio pipeline idle beside a chimed that never played a sound."""
+and chimed's resident memory with the audio pipeline idle beside a chimed that never played a sound (and, apart,
+that of its sound helper, chime-sound, until it ends on its own a minute after the last sound)."""
 
 import math
 import os
@@ -113,6 +114,24 @@ def resident_mib(instance):
     return instance.status("VmRSS") / 1024
 
 
+def helper_mib(instance):
+    """VmRSS of chimed's sound helper (its child chime-sound), or None when it does not run."""
+    for task in os.listdir(f"/proc/{instance.proc.pid}/task"):
+        with open(f"/proc/{instance.proc.pid}/task/{task}/children") as handle:
+            for child in handle.read().split():
+                try:
+                    with open(f"/proc/{child}/comm") as comm:
+                        if comm.read().strip() != "chime-sound":
+                            continue
+                    with open(f"/proc/{child}/status") as status:
+                        for line in status:
+                            if line.startswith("VmRSS:"):
+                                return int(line.split()[1]) / 1024
+                except FileNotFoundError:
+                    continue
+    return None
+
+
 def measure_sound(quick):
     """50 sounds (10 with --quick) a second apart, each played once by chimed --user; the first is the warm-up that
     starts GStreamer and is not counted. Then chimed's VmRSS with the pipeline idle, beside another chimed on the
@@ -141,6 +160,7 @@ def measure_sound(quick):
         time.sleep(2)
         idle_mib = resident_mib(player)
         silent_mib = resident_mib(silent)
+        helper = helper_mib(player)
         onsets = sorted(audio.onsets)
         lags = []
         for fire in fires[1:]:
@@ -166,4 +186,5 @@ def measure_sound(quick):
         "idle_rss_mib": round(idle_mib, 1),
         "silent_rss_mib": round(silent_mib, 1),
         "idle_above_silent_mib": round(idle_mib - silent_mib, 1),
+        "helper_rss_mib": None if helper is None else round(helper, 1),
     }

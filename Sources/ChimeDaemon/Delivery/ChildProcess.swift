@@ -143,6 +143,16 @@ struct ChildProcess {
         Self.close(&standardError)
     }
 
+    mutating func closeOutputOnly() { Self.close(&output) }
+
+    /// Hands the parent's end of stdin to the caller, who closes it: this no longer does.
+    mutating func takeInput() -> Int32 {
+        defer { input = -1 }
+        return input
+    }
+
+    mutating func closeStandardErrorOnly() { Self.close(&standardError) }
+
     mutating func closeAll() {
         closeStragglers()
         closeInput()
