@@ -103,7 +103,8 @@ public struct AlarmNotifications {
         ]
         let body = [event.location, event.description].map { Self.oneLine($0, limit: 500) }.filter { !$0.isEmpty }
         if !body.isEmpty { members.append(("Body", .string(body.joined(separator: " — ")))) }
-        if alarm.isAudio { members.append(("Sound", .string("default"))) }
+        // An AUDIO alarm rings its attached file, or the sound theme's alarm clock.
+        if alarm.isAudio { members.append(("Sound", .string(alarm.soundFile ?? "alarm-clock-elapsed"))) }
         members.append(("Info", .array([.string("calendar=\(calendar)"), .string("uid=\(event.uid)")])))
         let repeated = alarm.interval.map { $0.times(repetition) }
         switch alarm.when {

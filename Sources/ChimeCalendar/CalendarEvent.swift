@@ -26,6 +26,8 @@ public struct CalendarEvent: Sendable, Equatable {
         public var when: When
         /// `AUDIO` alarms play a sound; `DISPLAY` ones do not.
         public var isAudio = false
+        /// An `AUDIO` alarm's `ATTACH` when it is a local file (`file:///…`): the sound it plays.
+        public var soundFile: String?
         /// `REPEAT` and `DURATION`: how many more times, how far apart.
         public var repeats = 0
         public var interval: TriggerOffset?

@@ -1,5 +1,6 @@
 import CICal
 import ChimeCore
+import Foundation
 
 /// Reads the events of an iCalendar text (RFC 5545) with libical's parser: what `CalendarEvent` holds, each time with
 /// the IANA zone its `TZID` names.
@@ -109,6 +110,11 @@ public struct ICalendarReader {
             throw problem("TRIGGER '\(text)' is neither a duration nor a UTC time")
         }
         alarm.isAudio = action == "AUDIO"
+        if alarm.isAudio, let attach = icalcomponent_get_first_property(valarm, ICAL_ATTACH_PROPERTY),
+            parameter(attach, "VALUE") != "BINARY", parameter(attach, "ENCODING") == nil
+        {
+            alarm.soundFile = Self.localFile(value(attach))
+        }
         if let repeats = icalcomponent_get_first_property(valarm, ICAL_REPEAT_PROPERTY),
             let count = Int(value(repeats)), count > 0,
             let duration = icalcomponent_get_first_property(valarm, ICAL_DURATION_PROPERTY),
@@ -213,6 +219,17 @@ public struct ICalendarReader {
             property = icalcomponent_get_next_property(component, kind)
         }
         return result
+    }
+
+    /// The path of a `file:` URI naming a local file (`file:///usr/share/sounds/bell.oga`, `file://localhost/…`);
+    /// `nil` for any other: a sound on the web is not fetched, and the alarm plays the theme's.
+    static func localFile(_ uri: String) -> String? {
+        guard let url = URL(string: uri), url.scheme?.lowercased() == "file",
+            url.host == nil || url.host == "" || url.host == "localhost"
+        else { return nil }
+        let path = url.path
+        guard path.hasPrefix("/"), !path.utf8.contains(0), path.utf8.count <= 4096 else { return nil }
+        return path
     }
 
     private func value(_ property: OpaquePointer) -> String {

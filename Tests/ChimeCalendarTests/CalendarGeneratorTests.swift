@@ -81,7 +81,7 @@ import Testing
             alarms["Dentist"]?.sorted() == [
                 "2027-01-11T07:30:00Z", "2027-01-12T07:00:00Z", "2027-01-12T07:10:00Z", "2027-01-12T07:20:00Z",
             ])
-        #expect(run.output.components(separatedBy: #""Sound":"default""#).count == 4)
+        #expect(run.output.components(separatedBy: #""Sound":"alarm-clock-elapsed""#).count == 4)
         // All day, floating: fifteen hours before the end, 09:00 of the day, on the system's clock.
         #expect(alarms["Mum's birthday"] == ["2027-03-03T08:00:00Z", "2028-03-03T08:00:00Z", "2029-03-03T08:00:00Z"])
         #expect(alarms["Cancelled concert"] == nil)
@@ -111,6 +111,36 @@ import Testing
     }
 
     /// The id of each alarm follows from the calendar, not from the run: the same output twice.
+    @Test func anAudioAlarmRingsItsAttachedFileOrTheThemesAlarm() throws {
+        let directory = try TemporaryDirectory(prefix: "calendar-audio")
+        defer { directory.remove() }
+        func event(_ uid: String, _ attach: String?) -> String {
+            "BEGIN:VEVENT\r\nUID:\(uid)\r\nDTSTAMP:20261201T000000Z\r\nDTSTART:20270105T090000Z\r\nSUMMARY:\(uid)\r\n"
+                + "BEGIN:VALARM\r\nACTION:AUDIO\r\nTRIGGER:-PT10M\r\n" + (attach.map { "\($0)\r\n" } ?? "")
+                + "END:VALARM\r\nEND:VEVENT\r\n"
+        }
+        let text =
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n"
+            + event("file", "ATTACH;FMTTYPE=audio/ogg:file:///usr/share/sounds/my%20bell.oga")
+            + event("localhost", "ATTACH:file://localhost/home/dana/gong.wav")
+            + event("web", "ATTACH:https://example.org/bell.oga")
+            + event("inline", "ATTACH;ENCODING=BASE64;VALUE=BINARY:T2dnUw==")
+            + event("none", nil) + "END:VCALENDAR\r\n"
+        let path = try directory.write("audio.ics", text)
+        let run = Self.run([path])
+        #expect(run.status == 0 && run.errors.isEmpty, "\(run.errors)")
+        var sounds: [String: String] = [:]
+        for line in run.output.split(separator: "\n") {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            sounds[object["Title"] as? String ?? ""] = object["Sound"] as? String
+        }
+        #expect(
+            sounds == [
+                "file": "/usr/share/sounds/my bell.oga", "localhost": "/home/dana/gong.wav",
+                "web": "alarm-clock-elapsed", "inline": "alarm-clock-elapsed", "none": "alarm-clock-elapsed",
+            ])
+    }
+
     @Test func idsAreStableAndOnePerAlarm() {
         let first = Self.run(["--default-alarm=-PT15M", Self.calendars])
         let second = Self.run(["--default-alarm=-PT15M", Self.calendars])
