@@ -80,33 +80,39 @@ final class DeliverySounds: DeliveryDispatching, @unchecked Sendable {
     ) {
         onQueue()
         var delivery = delivery
-        if let request = request(for: delivery), let player {
-            start(request, of: delivery, on: player)
-            delivery.isSoundSuppressed = true
-            delivery.isRinging = request.ringing != nil
+        let notification = delivery.notification
+        let asksForSound = notification.sound != nil || notification.soundStyle.speaks
+        if asksForSound, !delivery.isSoundSuppressed {
+            if let player {
+                if let request = request(for: delivery) {
+                    start(request, of: delivery, on: player)
+                    delivery.isSoundSuppressed = true
+                    delivery.isRinging = request.ringing != nil
+                }
+            } else {
+                sayItIsSilent(delivery)
+            }
         }
         target.dispatch(delivery, backendFinished: backendFinished, finished: finished)
     }
 
-    /// What chime plays for `delivery`, or `nil` when it plays nothing.
+    /// Says once for each notification why this instance plays no sound (the system instance), if it says it.
+    private func sayItIsSilent(_ delivery: Delivery) {
+        let notification = delivery.notification
+        guard let silenceReason, warnedSilent.insert(notification.id).inserted else { return }
+        log.record(
+            DaemonEvent(
+                .systemError,
+                "\(notification.id): \(notification.sound == nil ? "Speak=" : "Sound=") is not played: \(silenceReason).",
+                fields: Dispatcher.fields(of: delivery, backend: nil) + [("CHIME_SOUND", notification.sound ?? "")],
+                priority: .warning))
+    }
+
+    /// What chime plays for `delivery`, a delivery with a sound or speech: `nil` when it is a plain short sound
+    /// the desktop's server plays itself.
     func request(for delivery: Delivery) -> SoundRequest? {
         let notification = delivery.notification
         let style = notification.soundStyle
-        guard notification.sound != nil || style.speaks, !delivery.isSoundSuppressed else { return nil }
-        guard player != nil else {
-            if let silenceReason, warnedSilent.insert(notification.id).inserted {
-                log.record(
-                    DaemonEvent(
-                        .systemError,
-                        "\(notification.id): \(notification.sound == nil ? "Speak=" : "Sound=") is not played: "
-                            + "\(silenceReason).",
-                        fields: Dispatcher.fields(of: delivery, backend: nil) + [
-                            ("CHIME_SOUND", notification.sound ?? "")
-                        ],
-                        priority: .warning))
-            }
-            return nil
-        }
         if !style.needsChime, serverSounds?.playsSounds == true,
             dispatcher.backendNames(for: notification).contains("desktop")
         {
