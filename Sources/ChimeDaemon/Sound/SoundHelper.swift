@@ -31,6 +31,9 @@ public final class SoundHelper: SoundPlaying, Sendable {
         var command: Data
         var run: Int
         var finished: @Sendable (SoundEnding) -> Void
+        /// How many runs it was sent to: a second run that ends without reading it fails it, so that a helper
+        /// that always exits at once is not started again and again.
+        var sends = 0
     }
 
     /// One run of the helper: its number and its stdin (the rest is its reading thread's).
@@ -100,6 +103,7 @@ public final class SoundHelper: SoundPlaying, Sendable {
         }
         guard let run = state.run, var pending = state.pending[token] else { return nil }
         pending.run = run.number
+        pending.sends += 1
         state.pending[token] = pending
         // A helper that is ending will not read it: its exit sends it again (`ended`).
         write(pending.command, to: run.input)
@@ -198,7 +202,7 @@ public final class SoundHelper: SoundPlaying, Sendable {
             let left = state.pending.filter { $0.value.run == number }.map(\.key).sorted()
             var failed: [(@Sendable (SoundEnding) -> Void)] = []
             for token in left {
-                if exitedCleanly, send(token, in: &state) == nil { continue }
+                if exitedCleanly, state.pending[token]?.sends == 1, send(token, in: &state) == nil { continue }
                 if let pending = state.pending.removeValue(forKey: token) { failed.append(pending.finished) }
             }
             return failed
