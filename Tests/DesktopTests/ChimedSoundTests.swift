@@ -70,11 +70,11 @@ struct ChimedSoundTests {
         let due = Self.soon(3)
         try desk.directory.write(
             "config/tea.notification",
-            "[Notification]\nTitle=Tea\nSound=\(desk.tone)\nRing=3s\nDeliver=desktop\n[Trigger]\nAt=@\(due)\n")
+            "[Notification]\nTitle=Tea\nSound=\(desk.tone)\nRing=5s\nDeliver=desktop\n[Trigger]\nAt=@\(due)\n")
         try desk.directory.write(
             "config/alarm.notification",
             "[Notification]\nTitle=Alarm\nSound=\(desk.tone)\nRing=until-answered\nDeliver=desktop\n"
-                + "[Trigger]\nAt=@\(due + 5)\n")
+                + "[Trigger]\nAt=@\(due + 7)\n")
         let chimed = try desk.startChimed()
         defer {
             chimed.signal(SIGTERM)
@@ -95,7 +95,7 @@ struct ChimedSoundTests {
         let sounds = recording.sounds()
         try #require(sounds.count == 2, "\(sounds); \(chimed.standardError)")
         let tea = sounds[0].upperBound - sounds[0].lowerBound
-        #expect((.milliseconds(2500)...(.milliseconds(3500))).contains(tea), "\(sounds)")
+        #expect((.milliseconds(4500)...(.milliseconds(5500))).contains(tea), "\(sounds)")
         let silencedAfterClick = sounds[1].upperBound - (click - start)
         #expect(silencedAfterClick < .milliseconds(300), "\(sounds), click at \(click - start)")
         #expect(sounds[1].upperBound - sounds[1].lowerBound > .milliseconds(1500), "\(sounds)")
