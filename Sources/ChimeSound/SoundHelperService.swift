@@ -15,7 +15,7 @@ public final class SoundHelperService: Sendable {
     private let linesWritten = Locked(0)
 
     private struct State {
-        var playing: [UInt64: PlaybackSlot] = [:]
+        var playing: [UInt64: SoundSequence] = [:]
         var lastActivity = ContinuousClock.now
     }
 
@@ -71,12 +71,12 @@ public final class SoundHelperService: Sendable {
             return
         }
         // Noted before the player starts, which may answer before `play` returns.
-        let slot = PlaybackSlot()
+        let slot = SoundSequence()
         state.withLock { state in
             state.playing[token] = slot
             state.lastActivity = .now
         }
-        slot.started(
+        slot.playing(
             player.play(playback.request) { [self] ending in
                 state.withLock { state in
                     state.playing[token] = nil

@@ -1,5 +1,6 @@
 import CGStreamer
 import ChimeCore
+import ChimeDaemon
 import Foundation
 
 /// One sound to play: a file, how loud, and how long it rings.
@@ -21,18 +22,8 @@ public struct SoundPlayback: Sendable, Equatable {
     }
 }
 
-/// How a playback ended.
-public enum SoundOutcome: Sendable, Equatable {
-    /// Played to its end, or rang for as long as asked.
-    case played
-    /// Stopped before (`SoundRinging.stop`).
-    case stopped
-    /// GStreamer could not play it: no audio server, an unreadable file, a format without a decoder.
-    case failed(String)
-}
-
 /// A sound that is playing: stopping it silences it within a poll of its bus.
-public final class SoundRinging: Sendable {
+public final class SoundRinging: SoundStopping, Sendable {
     private let stopping = Locked(false)
 
     public func stop() {
@@ -59,10 +50,9 @@ public struct SoundPlayer: Sendable {
 
     /// Starts `playback`; `finished` is called once, on the playback's thread, with how it ended.
     @discardableResult
-    public func play(_ playback: SoundPlayback, finished: @escaping @Sendable (SoundOutcome) -> Void) -> SoundRinging {
+    public func play(_ playback: SoundPlayback, finished: @escaping @Sendable (SoundEnding) -> Void) -> SoundRinging {
         let ringing = SoundRinging()
         let thread = Thread {
-            Self.blockSignals()
             if let problem = Self.startProblem {
                 finished(.failed(problem))
             } else {
@@ -72,15 +62,6 @@ public struct SoundPlayer: Sendable {
         thread.name = "chimed.sound"
         thread.start()
         return ringing
-    }
-
-    /// Blocks every signal on the calling thread, and so on every thread GStreamer and the audio server's client
-    /// library start from it. A process-wide signal goes to any thread that does not block it; one of theirs would
-    /// take SIGHUP or SIGCHLD that chimed (or Foundation's `Process`) waits for on a signal source, and lose it.
-    private static func blockSignals() {
-        var all = sigset_t()
-        sigfillset(&all)
-        pthread_sigmask(SIG_BLOCK, &all, nil)
     }
 
     /// Why GStreamer could not start, if it could not: started once, at the first playback, on a playback's thread.
@@ -93,7 +74,7 @@ public struct SoundPlayer: Sendable {
         return "GStreamer could not start: \(error.map { String(cString: $0.pointee.message) } ?? "no reason given")"
     }()
 
-    private static func run(_ playback: SoundPlayback, ringing: SoundRinging) -> SoundOutcome {
+    private static func run(_ playback: SoundPlayback, ringing: SoundRinging) -> SoundEnding {
         guard let playbin = gst_element_factory_make("playbin", nil) else {
             return .failed("GStreamer has no playbin: install gstreamer1.0-plugins-base")
         }

@@ -1,4 +1,5 @@
 import CGStreamer
+import ChimeCore
 import Foundation
 
 /// Where the file of a sound name is, as the XDG Sound Theme specification lays themes out: under `sounds/` of the
@@ -54,10 +55,7 @@ public struct SoundTheme: Sendable {
 
     /// The language of sounds from `environment`, as `LC_MESSAGES` resolves: `LC_ALL`, `LC_MESSAGES`, `LANG`.
     public static func locale(environment: [String: String]) -> String? {
-        for key in ["LC_ALL", "LC_MESSAGES", "LANG"] {
-            if let value = environment[key], !value.isEmpty { return value }
-        }
-        return nil
+        MessageLocale.resolve(environment)
     }
 
     /// The file of sound `sound`, whether it is turned off, or `nil` when no theme has it.

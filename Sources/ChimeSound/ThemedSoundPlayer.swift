@@ -57,13 +57,7 @@ public struct ThemedSoundPlayer: SoundPlaying {
         let playback = SoundPlayback(
             file: file, volume: Double(request.volume) / 100, ringing: request.ringing, fadeIn: request.fadeIn)
         return await withCheckedContinuation { done in
-            let ringing = player.play(playback) { outcome in
-                switch outcome {
-                case .played: done.resume(returning: .played)
-                case .stopped: done.resume(returning: .stopped)
-                case .failed(let reason): done.resume(returning: .failed(reason))
-                }
-            }
+            let ringing = player.play(playback) { done.resume(returning: $0) }
             sequence.playing(ringing)
         }
     }

@@ -22,9 +22,9 @@ struct SoundPlayerTests {
     static func heard(
         _ playback: SoundPlayback, on server: PrivateAudioServer,
         during: @Sendable (SoundRinging) async throws -> Void = { _ in }
-    ) async throws -> (Recording, SoundOutcome, stoppedWithin: Duration?) {
+    ) async throws -> (Recording, SoundEnding, stoppedWithin: Duration?) {
         setenv("PULSE_SERVER", server.address, 1)
-        let outcome = Locked<(SoundOutcome, ContinuousClock.Instant)?>(nil)
+        let outcome = Locked<(SoundEnding, ContinuousClock.Instant)?>(nil)
         var stopAsked: ContinuousClock.Instant?
         let recording = try await server.recording {
             let ringing = SoundPlayer().play(playback) { result in

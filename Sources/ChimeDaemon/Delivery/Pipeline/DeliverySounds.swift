@@ -142,8 +142,8 @@ final class DeliverySounds: DeliveryDispatching, @unchecked Sendable {
 
     /// The language of the locale (`de` of `de_DE.UTF-8`), as `LC_MESSAGES` resolves it; `nil` for `C`/`POSIX`.
     static func language(_ environment: [String: String]) -> String? {
-        let locale = ["LC_ALL", "LC_MESSAGES", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
-        guard let locale, locale != "C", locale != "POSIX", !locale.hasPrefix("C.") else { return nil }
+        guard let locale = MessageLocale.resolve(environment), locale != "C", locale != "POSIX", !locale.hasPrefix("C.")
+        else { return nil }
         let language = locale.prefix { $0 != "." && $0 != "@" }
         return language.isEmpty ? nil : String(language)
     }
